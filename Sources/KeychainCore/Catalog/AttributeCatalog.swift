@@ -1,0 +1,125 @@
+/// The attribute catalog: every attribute of every item class, declared once.
+///
+/// Validation, storage, uniqueness and result building all read it. Attributes, kinds and classes
+/// follow Apple's schema (`apple-semantics.md` §1.2); the primary keys are the seeds' table (seed
+/// 000, "Primary Keys per Class"), each including the access group and the synchronizable flag.
+/// Apple's schema also keys keys by creator and start/end date and every class by token ID; the
+/// seeds, which rank first, do not, and neither does this catalog.
+public enum AttributeCatalog {
+    private static let passwords: Set<ItemClass> = [.genericPassword, .internetPassword]
+    private static let all: Set<ItemClass> = Set(ItemClass.stored)
+    private static let inet: Set<ItemClass> = [.internetPassword]
+    private static let cert: Set<ItemClass> = [.certificate]
+    private static let key: Set<ItemClass> = [.key]
+
+    /// Every attribute, in the order primary keys are composed.
+    public static let attributes: [AttributeDescriptor] = [
+        // Common to every class.
+        .init("cdat", "kSecAttrCreationDate", .date, classes: all, maintainer: .system),
+        .init("mdat", "kSecAttrModificationDate", .date, classes: all, maintainer: .system),
+        .init("labl", "kSecAttrLabel", .blob, classes: all),
+        .init("alis", "kSecAttrAlias", .blob, classes: all),
+        .init("pdmn", "kSecAttrAccessible", .protection, classes: all),
+        .init("accc", "kSecAttrAccessControl", .accessControl, classes: all),
+        .init("sha1", "kSecAttrSHA1", .digest, classes: all, maintainer: .computed),
+
+        // Passwords.
+        .init("desc", "kSecAttrDescription", .blob, classes: passwords),
+        .init("icmt", "kSecAttrComment", .blob, classes: passwords),
+        .init("crtr", "kSecAttrCreator", .number, classes: passwords.union(key)),
+        .init("type", "kSecAttrType", .number, classes: passwords.union(key), primaryKeyOf: key),
+        .init("scrp", "kSecAttrScriptCode", .number, classes: passwords),
+        .init("invi", "kSecAttrIsInvisible", .number, classes: passwords),
+        .init("nega", "kSecAttrIsNegative", .number, classes: passwords),
+        .init("cusi", "kSecAttrHasCustomIcon", .number, classes: passwords),
+        .init("prot", "kSecAttrProtected", .blob, classes: passwords),
+        .init("acct", "kSecAttrAccount", .blob, classes: passwords, primaryKeyOf: passwords),
+        .init("svce", "kSecAttrService", .blob, classes: [.genericPassword], primaryKeyOf: [.genericPassword]),
+        .init("gena", "kSecAttrGeneric", .blob, classes: [.genericPassword]),
+        .init("sdmn", "kSecAttrSecurityDomain", .blob, classes: inet, primaryKeyOf: inet),
+        .init("srvr", "kSecAttrServer", .blob, classes: inet, primaryKeyOf: inet),
+        .init("ptcl", "kSecAttrProtocol", .number, classes: inet, primaryKeyOf: inet),
+        .init("atyp", "kSecAttrAuthenticationType", .blob, classes: inet, primaryKeyOf: inet),
+        .init("port", "kSecAttrPort", .number, classes: inet, primaryKeyOf: inet),
+        .init("path", "kSecAttrPath", .blob, classes: inet, primaryKeyOf: inet),
+
+        // Certificates.
+        .init("ctyp", "kSecAttrCertificateType", .number, classes: cert, primaryKeyOf: cert),
+        .init("cenc", "kSecAttrCertificateEncoding", .number, classes: cert),
+        .init("subj", "kSecAttrSubject", .data, classes: cert),
+        .init("issr", "kSecAttrIssuer", .data, classes: cert, primaryKeyOf: cert),
+        .init("slnr", "kSecAttrSerialNumber", .data, classes: cert, primaryKeyOf: cert),
+        .init("skid", "kSecAttrSubjectKeyID", .data, classes: cert),
+        .init("pkhh", "kSecAttrPublicKeyHash", .data, classes: cert),
+
+        // Keys.
+        .init("kcls", "kSecAttrKeyClass", .number, classes: key, primaryKeyOf: key),
+        .init("klbl", "kSecAttrApplicationLabel", .data, classes: key, primaryKeyOf: key),
+        .init("atag", "kSecAttrApplicationTag", .blob, classes: key, primaryKeyOf: key),
+        .init("bsiz", "kSecAttrKeySizeInBits", .number, classes: key, primaryKeyOf: key),
+        .init("esiz", "kSecAttrEffectiveKeySize", .number, classes: key, primaryKeyOf: key),
+        .init("sdat", "kSecAttrStartDate", .date, classes: key),
+        .init("edat", "kSecAttrEndDate", .date, classes: key),
+        .init("perm", "kSecAttrIsPermanent", .number, classes: key),
+        .init("priv", "kSecAttrIsPrivate", .number, classes: key),
+        .init("modi", "kSecAttrIsModifiable", .number, classes: key),
+        .init("sens", "kSecAttrIsSensitive", .number, classes: key),
+        .init("asen", "kSecAttrWasAlwaysSensitive", .number, classes: key),
+        .init("extr", "kSecAttrIsExtractable", .number, classes: key),
+        .init("next", "kSecAttrWasNeverExtractable", .number, classes: key),
+        .init("encr", "kSecAttrCanEncrypt", .number, classes: key),
+        .init("decr", "kSecAttrCanDecrypt", .number, classes: key),
+        .init("drve", "kSecAttrCanDerive", .number, classes: key),
+        .init("sign", "kSecAttrCanSign", .number, classes: key),
+        .init("vrfy", "kSecAttrCanVerify", .number, classes: key),
+        .init("snrc", "kSecAttrCanSignRecover", .number, classes: key),
+        .init("vyrc", "kSecAttrCanVerifyRecover", .number, classes: key),
+        .init("wrap", "kSecAttrCanWrap", .number, classes: key),
+        .init("unwp", "kSecAttrCanUnwrap", .number, classes: key),
+
+        // Common primary-key members, last as in Apple's schema.
+        .init("agrp", "kSecAttrAccessGroup", .string, classes: all, primaryKeyOf: all),
+        .init("sync", "kSecAttrSynchronizable", .synchronizable, classes: all, primaryKeyOf: all),
+        .init("tkid", "kSecAttrTokenID", .string, classes: all),
+    ]
+
+    private static let byName: [String: AttributeDescriptor] = Dictionary(
+        uniqueKeysWithValues: attributes.map { ($0.name, $0) })
+
+    private static let byClass: [ItemClass: [String: AttributeDescriptor]] = Dictionary(
+        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+            let members = itemClass == .identity ? identityAttributes : attributes.filter { $0.classes.contains(itemClass) }
+            return (itemClass, Dictionary(uniqueKeysWithValues: members.map { ($0.name, $0) }))
+        })
+
+    private static let primaryKeys: [ItemClass: [AttributeDescriptor]] = Dictionary(
+        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+            (itemClass, attributes.filter { $0.isPrimaryKey(of: itemClass) })
+        })
+
+    /// An identity accepts the attributes of certificates and keys (Apple looks certificate first).
+    private static var identityAttributes: [AttributeDescriptor] {
+        var seen = Set<String>()
+        return attributes.filter {
+            ($0.classes.contains(.certificate) || $0.classes.contains(.key)) && seen.insert($0.name).inserted
+        }
+    }
+
+    /// The attribute named `name` if `itemClass` has it.
+    public static func attribute(_ name: String, in itemClass: ItemClass) -> AttributeDescriptor? {
+        byClass[itemClass]?[name]
+    }
+
+    /// The attribute named `name` in any class.
+    public static func attribute(named name: String) -> AttributeDescriptor? { byName[name] }
+
+    /// `itemClass`'s primary-key attributes, in catalog order.
+    public static func primaryKey(of itemClass: ItemClass) -> [AttributeDescriptor] {
+        primaryKeys[itemClass] ?? []
+    }
+
+    /// Every attribute `itemClass` has.
+    public static func attributes(of itemClass: ItemClass) -> [AttributeDescriptor] {
+        attributes.filter { byClass[itemClass]?[$0.name] != nil }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+/// One attribute of the catalog: its short name, kind, the classes that have it, the classes whose
+/// primary key it belongs to, and who maintains it.
+public struct AttributeDescriptor: Sendable {
+    /// Who writes an attribute's value.
+    public enum Maintainer: Sendable {
+        /// The caller sets it on add and update.
+        case caller
+        /// The keychain sets it (creation and modification dates); a caller's value is ignored.
+        case system
+        /// The keychain computes it from the other attributes (`sha1`); a caller's value is ignored.
+        case computed
+    }
+
+    /// Apple's 4-character short name, the string value of the `kSecAttr…` constant.
+    public let name: String
+    /// Apple's constant name, for messages and documentation.
+    public let constant: String
+    /// How values are accepted, stored, compared and returned.
+    public let kind: AttributeKind
+    /// The classes that have this attribute.
+    public let classes: Set<ItemClass>
+    /// The classes whose composite primary key includes this attribute.
+    public let primaryKeyOf: Set<ItemClass>
+    /// Who writes the value.
+    public let maintainer: Maintainer
+
+    init(
+        _ name: String, _ constant: String, _ kind: AttributeKind, classes: Set<ItemClass>,
+        primaryKeyOf: Set<ItemClass> = [], maintainer: Maintainer = .caller
+    ) {
+        self.name = name
+        self.constant = constant
+        self.kind = kind
+        self.classes = classes
+        self.primaryKeyOf = primaryKeyOf
+        self.maintainer = maintainer
+    }
+
+    /// Whether this attribute is part of `itemClass`'s primary key.
+    public func isPrimaryKey(of itemClass: ItemClass) -> Bool { primaryKeyOf.contains(itemClass) }
+
+    /// The value an omitted primary-key attribute takes: empty text, empty data, 0, or the
+    /// reference date (Apple's E and Z defaults).
+    public var emptyValue: AttributeValue {
+        switch kind {
+        case .blob, .string, .protection: return .string("")
+        case .data, .digest, .accessControl: return .data(Data())
+        case .number, .synchronizable: return .integer(0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// The keychain's item classes, by Apple's `kSecClass` value.
+public enum ItemClass: String, CaseIterable, Sendable {
+    /// `kSecClassGenericPassword`.
+    case genericPassword = "genp"
+    /// `kSecClassInternetPassword`.
+    case internetPassword = "inet"
+    /// `kSecClassCertificate`.
+    case certificate = "cert"
+    /// `kSecClassKey`.
+    case key = "keys"
+    /// `kSecClassIdentity`: not stored; a join of a certificate and a private key.
+    case identity = "idnt"
+
+    /// The classes that have rows in the store.
+    public static let stored: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
+
+    /// Whether items of this class are rows in the store (every class but identity).
+    public var isStored: Bool { self != .identity }
+
+    /// The accessibility an add gets when it names none (spec D9).
+    public var defaultProtection: Protection {
+        self == .certificate ? .always : .whenUnlocked
+    }
+
+    /// Apple's constant name, for messages.
+    public var constantName: String {
+        switch self {
+        case .genericPassword: return "kSecClassGenericPassword"
+        case .internetPassword: return "kSecClassInternetPassword"
+        case .certificate: return "kSecClassCertificate"
+        case .key: return "kSecClassKey"
+        case .identity: return "kSecClassIdentity"
+        }
+    }
+}

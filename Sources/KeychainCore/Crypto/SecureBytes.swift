@@ -1,0 +1,68 @@
+import Foundation
+
+/// A fixed-size buffer for key material that is zeroed when released.
+///
+/// Keys never leave this type as `Data` or `[UInt8]` copies inside the engine: callers borrow the
+/// bytes with `withUnsafeBytes` for the duration of one cryptographic call.
+public final class SecureBytes: @unchecked Sendable {
+    private let pointer: UnsafeMutableRawBufferPointer
+
+    /// The number of bytes held.
+    public var count: Int { pointer.count }
+
+    /// Allocates `count` bytes and fills them from `initializer`.
+    init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        pointer.initializeMemory(as: UInt8.self, repeating: 0)
+        do {
+            try initializer(pointer)
+        } catch {
+            Self.wipe(pointer)
+            pointer.deallocate()
+            throw error
+        }
+    }
+
+    /// Copies `bytes` into a new secure buffer.
+    convenience init<Bytes: ContiguousBytes>(copying bytes: Bytes) {
+        let length = bytes.withUnsafeBytes { $0.count }
+        self.init(count: length) { destination in
+            bytes.withUnsafeBytes { source in
+                if let base = source.baseAddress, length > 0 {
+                    destination.baseAddress!.copyMemory(from: base, byteCount: length)
+                }
+            }
+        }
+    }
+
+    /// `count` bytes from the system's CSPRNG.
+    static func random(count: Int) throws -> SecureBytes {
+        try SecureBytes(count: count) { try SecureRandom.fill($0) }
+    }
+
+    deinit {
+        Self.wipe(pointer)
+        pointer.deallocate()
+    }
+
+    /// Lends the bytes to `body`; the pointer must not escape.
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(pointer))
+    }
+
+    /// Zeroes memory in a way the optimiser may not remove.
+    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        OpenSSL.cleanse(base, buffer.count)
+    }
+}
+
+extension Data {
+    /// Overwrites the bytes of this value with zeroes (best effort: copies made earlier are not reached).
+    mutating func wipe() {
+        let count = self.count
+        withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress, count > 0 { OpenSSL.cleanse(base, count) }
+        }
+    }
+}

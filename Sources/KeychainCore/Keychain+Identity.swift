@@ -1,0 +1,127 @@
+import Foundation
+
+/// Identities: not stored, but a join of a certificate and the private key whose application
+/// label equals the certificate's public-key hash (seed 000, "Identity").
+extension Keychain {
+    /// Attributes an identity query applies to the certificate; the rest apply to the key (Apple).
+    static let certificateSideAttributes: Set<String> = [
+        "labl", "alis", "issr", "slnr", "skid", "tkid", "subj", "pkhh", "ctyp", "cenc",
+    ]
+
+    private typealias Half = (record: ItemRecord, row: StoredRow)
+
+    /// The identities `request` selects, in certificate order.
+    private func identityPairs(
+        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, limit: Int?
+    ) throws -> [(certificate: Half, key: Half)] {
+        var certificateQuery = ItemRequest(itemClass: .certificate)
+        var keyQuery = ItemRequest(itemClass: .key)
+        for (name, value) in request.attributes {
+            if Self.certificateSideAttributes.contains(name) {
+                certificateQuery.attributes[name] = value
+            } else {
+                keyQuery.attributes[name] = value
+            }
+        }
+        keyQuery.attributes["kcls"] = .integer(1)
+        keyQuery.synchronizable = request.synchronizable
+        certificateQuery.caseInsensitive = request.caseInsensitive
+        keyQuery.caseInsensitive = request.caseInsensitive
+        if let reference = request.persistentReference, case .uuid(let uuid) = reference.locator {
+            certificateQuery.persistentReference = PersistentReference(itemClass: .certificate, uuid: uuid)
+        } else if request.persistentReference != nil {
+            return []
+        }
+
+        var keysByLabel: [Data: [Half]] = [:]
+        try forEachMatch(keyQuery, context: context, in: connection) { record, row in
+            if case .data(let label)? = record.attributes["klbl"] { keysByLabel[label, default: []].append((record, row)) }
+            return true
+        }
+        var pairs: [(certificate: Half, key: Half)] = []
+        try forEachMatch(certificateQuery, context: context, in: connection) { record, row in
+            guard case .data(let hash)? = record.attributes["pkhh"], let keys = keysByLabel[hash] else { return true }
+            for key in keys {
+                pairs.append(((record, row), key))
+                if let limit, pairs.count >= limit { return false }
+            }
+            return true
+        }
+        return pairs
+    }
+
+    /// `SecItemCopyMatching` for `kSecClassIdentity`.
+    func searchIdentities(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult] {
+        if request.returns.contains(.reference) {
+            throw KeychainError(.unimplemented, "SecIdentity references arrive with the certificate and key support")
+        }
+        let results: [ItemResult] = try store.withConnection { connection in
+            try connection.readTransaction {
+                try identityPairs(request, context: context, in: connection, limit: limit).compactMap { pair in
+                    guard var result = try makeResult(pair.key.record, row: pair.key.row, returns: request.returns) else {
+                        return nil
+                    }
+                    if var attributes = result.attributes {
+                        attributes.merge(pair.certificate.record.attributes) { _, certificate in certificate }
+                        result.attributes = attributes
+                    }
+                    if request.returns.contains(.persistentReference) {
+                        result.persistentReference =
+                            PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid).data
+                    }
+                    return ItemResult(
+                        itemClass: .identity, attributes: result.attributes, accessControl: result.accessControl,
+                        data: result.data, persistentReference: result.persistentReference)
+                }
+            }
+        }
+        guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
+        return results
+    }
+
+    /// `SecItemUpdate` for `kSecClassIdentity`: the change is applied to each identity's
+    /// certificate and private key (each taking the attributes its class has).
+    func updateIdentities(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+                guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
+                for pair in pairs {
+                    for half in [pair.certificate, pair.key] {
+                        var scoped = changes
+                        scoped.attributes = changes.attributes.filter {
+                            AttributeCatalog.attribute($0.key, in: half.record.itemClass) != nil
+                        }
+                        try apply(scoped, to: half.record, row: half.row, in: connection)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `SecItemDelete` for `kSecClassIdentity`: deletes each identity's certificate, and its key
+    /// unless another certificate still uses that key (Apple, `apple-semantics.md` §7.3).
+    func deleteIdentities(_ request: ItemRequest, context: AccessContext) throws -> Int {
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+                guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
+                var deletedCertificates = Set<Int64>()
+                for pair in pairs where deletedCertificates.insert(pair.certificate.record.rowID).inserted {
+                    try store.delete(rowID: pair.certificate.record.rowID, in: connection)
+                }
+                for pair in pairs {
+                    var stillUsed = false
+                    var users = ItemRequest(itemClass: .certificate)
+                    users.attributes["pkhh"] = pair.key.record.attributes["klbl"]
+                    try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: connection) { _, _ in
+                        stillUsed = true
+                        return false
+                    }
+                    if !stillUsed { try store.delete(rowID: pair.key.record.rowID, in: connection) }
+                }
+                return deletedCertificates.count
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+
+extension Keychain {
+    /// Checks the request's explicit access group, and that the caller has any group at all.
+    func checkSearchEntitlements(_ request: ItemRequest, context: AccessContext) throws {
+        try context.requireAnyGroup()
+        if let group = request.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }
+    }
+
+    /// Visits, in row order, every item of `request`'s class that the caller may see and that
+    /// matches the request, until `visit` returns false.
+    ///
+    /// A persistent reference selects one row; a query naming the whole primary key (all but the
+    /// access group and synchronizable flag) is answered from the unique index, trying each
+    /// group and flag the query leaves open; anything else reads the class's rows. Rows that fail
+    /// authentication are skipped, as Apple skips undecryptable items.
+    func forEachMatch(
+        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
+        _ visit: (ItemRecord, StoredRow) throws -> Bool
+    ) throws {
+        func consider(_ row: StoredRow) throws -> Bool {
+            guard row.itemClass == request.itemClass, let record = try? sealer.openRecord(row),
+                context.isEntitled(to: record.accessGroup), matches(record, request)
+            else { return true }
+            return try visit(record, row)
+        }
+        if let reference = request.persistentReference {
+            let row: StoredRow?
+            switch reference.locator {
+            case .uuid(let uuid): row = try store.row(uuid: uuid, in: connection)
+            case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
+            }
+            // Synchronizable items cannot be fetched through persistent references (seed 000).
+            if let row, let record = try? sealer.openRecord(row), !record.isSynchronizable {
+                _ = try consider(row)
+            }
+            return
+        }
+        if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
+            for row in try store.rows(primaryKeyTokens: tokens, in: connection) where try !consider(row) { return }
+            return
+        }
+        try store.scan(itemClass: request.itemClass, in: connection, consider)
+    }
+
+    /// The tokens a query names when it gives every primary-key attribute except the access
+    /// group and synchronizable flag; nil when the query must read the class's rows.
+    private func primaryKeyTokens(
+        for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
+    ) throws -> [Data]? {
+        guard !request.caseInsensitive else { return nil }
+        let key = AttributeCatalog.primaryKey(of: request.itemClass)
+        var attributes = request.attributes
+        for attribute in key where attribute.name != "agrp" && attribute.name != "sync" {
+            guard attributes[attribute.name] != nil else { return nil }
+        }
+        let groups: [String]
+        if let group = request.attributes["agrp"]?.stringValue {
+            groups = [group]
+        } else if context.allowsAllGroups {
+            groups = try knownAccessGroups(in: connection)
+        } else {
+            groups = context.accessGroups
+        }
+        let flags: [Bool]
+        if case .only(let flag) = request.synchronizable { flags = [flag] } else { flags = [false, true] }
+        var tokens: [Data] = []
+        for group in groups {
+            attributes["agrp"] = .string(group)
+            for flag in flags {
+                attributes["sync"] = .integer(flag ? 1 : 0)
+                tokens.append(try sealer.primaryKeyToken(itemClass: request.itemClass, attributes: attributes))
+            }
+        }
+        return tokens
+    }
+
+    /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).
+    func matches(_ record: ItemRecord, _ request: ItemRequest) -> Bool {
+        guard request.synchronizable.admits(record.isSynchronizable) else { return false }
+        for (name, wanted) in request.attributes {
+            guard let stored = record.attributes[name],
+                let attribute = AttributeCatalog.attribute(named: name),
+                Self.equal(stored, wanted, kind: attribute.kind, caseInsensitive: request.caseInsensitive)
+            else { return false }
+        }
+        if let host = request.hostOrSubdomain {
+            guard let server = record.attributes["srvr"]?.stringValue?.lowercased() else { return false }
+            let host = host.lowercased()
+            guard server == host || server.hasSuffix("." + host) else { return false }
+        }
+        return true
+    }
+
+    /// Apple's equality for an attribute kind: blob and data by bytes whatever the type,
+    /// others by value; strings optionally compared case-insensitively.
+    static func equal(_ stored: AttributeValue, _ wanted: AttributeValue, kind: AttributeKind, caseInsensitive: Bool) -> Bool {
+        if caseInsensitive, case .string(let left) = stored, case .string(let right) = wanted {
+            return left.compare(right, options: [.caseInsensitive]) == .orderedSame
+        }
+        switch kind {
+        case .blob, .data, .digest:
+            return stored.comparableBytes == wanted.comparableBytes
+        default:
+            return stored == wanted
+        }
+    }
+
+    /// Builds the parts of a result `returns` asks for; nil when the only part asked for is data
+    /// and the item has none (such items are left out of results, as Apple does).
+    func makeResult(_ record: ItemRecord, row: StoredRow, returns: ReturnOptions, requireData: Bool = true) throws -> ItemResult? {
+        var result = ItemResult(itemClass: record.itemClass)
+        if returns.contains(.attributes) {
+            var attributes = record.attributes
+            attributes["tomb"] = .integer(0)
+            attributes["musr"] = .data(Data())
+            result.attributes = attributes
+            result.accessControl = record.accessControl ?? (try? AccessControlPolicy(protection: record.protection, flags: []))
+        }
+        if returns.contains(.data) {
+            if let blob = row.secret {
+                guard let secret = try? sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid) else {
+                    return nil
+                }
+                result.data = secret
+            } else if returns == .data && requireData {
+                return nil
+            }
+        }
+        if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
+        return result
+    }
+
+    /// Applies an update to one item and writes it back.
+    func apply(_ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in connection: SQLiteConnection) throws {
+        var record = original
+        for (name, value) in changes.attributes { record.attributes[name] = value }
+        if let synchronizable = changes.synchronizable { record.attributes["sync"] = .integer(synchronizable ? 1 : 0) }
+        if let policy = changes.accessControl {
+            record.accessControl = policy
+            record.attributes["pdmn"] = .string(policy.protection.rawValue)
+        } else if let protection = changes.attributes["pdmn"]?.stringValue.flatMap(Protection.init),
+            let policy = record.accessControl
+        {
+            record.accessControl = try AccessControlPolicy(protection: protection, flags: policy.flags)
+        }
+        if record.isSynchronizable {
+            if record.protection.isThisDeviceOnly {
+                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
+            }
+            if record.accessControl?.hasConstraints == true {
+                throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
+            }
+        }
+        if record.protection == .whenPasscodeSetThisDeviceOnly && original.protection != .whenPasscodeSetThisDeviceOnly {
+            throw KeychainError(.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
+        }
+        let previous = record.attributes["mdat"].flatMap { value -> Date? in
+            if case .date(let date) = value { return date }
+            return nil
+        } ?? .distantPast
+        record.attributes["mdat"] = .date(max(Date(), previous.addingTimeInterval(0.001)))
+
+        var secret = changes.secret
+        if secret == nil, let blob = row.secret {
+            secret = try sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid)
+        }
+        defer { secret?.wipe() }
+        record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
+        var updated = try seal(record, secret: changes.secret)
+        if changes.secret == nil { updated.secret = row.secret }
+        updated.rowID = row.rowID
+        try store.update(updated, in: connection)
+        if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
+    }
+
+    /// Seals a record (and its secret, when given) into a row.
+    func seal(_ record: ItemRecord, secret: Data?) throws -> StoredRow {
+        let token = try sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
+        return StoredRow(
+            rowID: record.rowID, itemClass: record.itemClass, uuid: record.uuid, primaryKeyToken: token,
+            metadata: try sealer.sealMetadata(record, token: token),
+            secret: try secret.map { try sealer.sealSecret($0, itemClass: record.itemClass, uuid: record.uuid) })
+    }
+
+    /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.
+    func digest(of record: ItemRecord, secret: Data?) throws -> Data {
+        var attributes = record.attributes
+        attributes.removeValue(forKey: "sha1")
+        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
+        if let secret { attributes["v_Data"] = .data(secret) }
+        var encoded = RecordCodec.encode(attributes)
+        defer { encoded.wipe() }
+        return try Digest.sha1(encoded)
+    }
+
+    /// Records `group` in the group table so `*` callers can find items by key.
+    func registerAccessGroup(_ group: String, in connection: SQLiteConnection) throws {
+        let token = try sealer.accessGroupToken(group)
+        try store.registerAccessGroup(
+            token: token, sealedName: try sealer.sealAccessGroup(group, token: token), in: connection)
+    }
+
+    /// Every access group that has (or had) items in this keychain.
+    func knownAccessGroups(in connection: SQLiteConnection) throws -> [String] {
+        try store.accessGroups(in: connection).compactMap { entry in
+            try? sealer.openAccessGroup(entry.sealedName, token: entry.token)
+        }
+    }
+}

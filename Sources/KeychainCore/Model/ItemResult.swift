@@ -1,0 +1,15 @@
+import Foundation
+
+/// What a search or add returns for one item; each part is present when it was requested.
+public struct ItemResult: Sendable {
+    /// The item's class.
+    public let itemClass: ItemClass
+    /// Attribute values by short name (`kSecReturnAttributes`).
+    public var attributes: [String: AttributeValue]?
+    /// The item's access control, returned with the attributes as `accc`.
+    public var accessControl: AccessControlPolicy?
+    /// The secret (`kSecReturnData`); nil for an item stored without data.
+    public var data: Data?
+    /// The persistent reference (`kSecReturnPersistentRef`).
+    public var persistentReference: Data?
+}

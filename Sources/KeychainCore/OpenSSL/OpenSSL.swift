@@ -1,0 +1,160 @@
+internal import COpenSSL
+import Foundation
+
+/// The only place the engine calls into OpenSSL. Each function checks its return codes and turns
+/// failures into `KeychainError`; OpenSSL's error queue is drained so that one failure never leaks
+/// into the next call's diagnostics.
+enum OpenSSL {
+    static let gcmNonceLength = 12
+    static let gcmTagLength = 16
+    static let aes256KeyLength = 32
+
+    /// Zeroes `count` bytes at `pointer` with `OPENSSL_cleanse`.
+    static func cleanse(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
+        OPENSSL_cleanse(pointer, count)
+    }
+
+    /// Fills `buffer` from OpenSSL's CSPRNG.
+    static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) throws {
+        guard buffer.count > 0 else { return }
+        guard RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
+            throw failure("RAND_bytes")
+        }
+    }
+
+    /// AES-256-GCM encryption; returns ciphertext followed by the 16-byte tag.
+    static func aesGCMSeal(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
+    ) throws -> Data {
+        precondition(key.count == aes256KeyLength && nonce.count == gcmNonceLength)
+        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
+            EVP_EncryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
+        else { throw failure("EVP_EncryptInit_ex") }
+        var outLength: Int32 = 0
+        if aad.count > 0 {
+            guard EVP_EncryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
+                throw failure("EVP_EncryptUpdate(aad)")
+            }
+        }
+        var output = Data(count: plaintext.count + gcmTagLength)
+        try output.withUnsafeMutableBytes { out in
+            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var written: Int32 = 0
+            if plaintext.count > 0 {
+                guard EVP_EncryptUpdate(context, base, &written, bytes(plaintext), Int32(plaintext.count)) == 1 else {
+                    throw failure("EVP_EncryptUpdate")
+                }
+            }
+            var final: Int32 = 0
+            guard EVP_EncryptFinal_ex(context, base + Int(written), &final) == 1 else {
+                throw failure("EVP_EncryptFinal_ex")
+            }
+            guard EVP_CIPHER_CTX_ctrl(
+                context, EVP_CTRL_GCM_GET_TAG, Int32(gcmTagLength), base + plaintext.count) == 1
+            else { throw failure("EVP_CTRL_GCM_GET_TAG") }
+        }
+        return output
+    }
+
+    /// AES-256-GCM decryption of ciphertext‖tag; throws `errSecDecode` when authentication fails.
+    /// The plaintext is written into a `SecureBytes` buffer.
+    static func aesGCMOpen(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
+    ) throws -> SecureBytes {
+        precondition(key.count == aes256KeyLength && nonce.count == gcmNonceLength)
+        guard sealed.count >= gcmTagLength else { throw KeychainError(.decode, "ciphertext too short") }
+        let length = sealed.count - gcmTagLength
+        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
+        defer { EVP_CIPHER_CTX_free(context) }
+        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
+            EVP_DecryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
+        else { throw failure("EVP_DecryptInit_ex") }
+        var outLength: Int32 = 0
+        if aad.count > 0 {
+            guard EVP_DecryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
+                throw failure("EVP_DecryptUpdate(aad)")
+            }
+        }
+        return try SecureBytes(count: length) { out in
+            let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var written: Int32 = 0
+            var scratch: UInt8 = 0
+            if length > 0 {
+                guard EVP_DecryptUpdate(context, base, &written, bytes(sealed), Int32(length)) == 1 else {
+                    throw failure("EVP_DecryptUpdate")
+                }
+            }
+            let tag = UnsafeMutableRawPointer(mutating: sealed.baseAddress! + length)
+            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmTagLength), tag) == 1 else {
+                throw failure("EVP_CTRL_GCM_SET_TAG")
+            }
+            var final: Int32 = 0
+            let finalTarget = base.map { $0 + Int(written) } ?? withUnsafeMutablePointer(to: &scratch) { $0 }
+            guard EVP_DecryptFinal_ex(context, finalTarget, &final) == 1 else {
+                ERR_clear_error()
+                throw KeychainError(.decode, "authentication tag mismatch")
+            }
+        }
+    }
+
+    /// HMAC-SHA256 of `message` under `key`.
+    static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) throws -> Data {
+        var output = Data(count: 32)
+        var length: UInt32 = 0
+        let ok = output.withUnsafeMutableBytes { out in
+            HMAC(
+                EVP_sha256(), key.baseAddress, Int32(key.count), bytes(message), message.count,
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) != nil
+        }
+        guard ok, length == 32 else { throw failure("HMAC") }
+        return output
+    }
+
+    /// HKDF-SHA256 (RFC 5869) expanding `key` with `salt` and `info` into `length` bytes.
+    static func hkdfSHA256(key: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], length: Int) throws -> SecureBytes {
+        try SecureBytes(count: length) { out in
+            let status = salt.withUnsafeBufferPointer { saltBuffer in
+                info.withUnsafeBufferPointer { infoBuffer in
+                    COpenSSL_HKDF_SHA256(
+                        bytes(key), key.count, saltBuffer.baseAddress, saltBuffer.count, infoBuffer.baseAddress,
+                        infoBuffer.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
+                }
+            }
+            guard status == 1 else { throw failure("HKDF") }
+        }
+    }
+
+    /// A message digest by OpenSSL name ("SHA1", "SHA256").
+    static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
+        guard let md = EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }
+        var output = Data(count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = output.withUnsafeMutableBytes { out in
+            EVP_Digest(
+                message.baseAddress, message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                &length, md, nil) == 1
+        }
+        guard ok else { throw failure("EVP_Digest") }
+        return output.prefix(Int(length))
+    }
+
+    private static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+        buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Drains OpenSSL's error queue into an internal error naming the failed call.
+    private static func failure(_ call: String) -> KeychainError {
+        var codes: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            codes.append(String(code, radix: 16))
+        }
+        let detail = codes.isEmpty ? "" : " (OpenSSL error \(codes.joined(separator: ",")))"
+        return KeychainError(.internal, "\(call) failed\(detail)")
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The four SecItem operations, which accept different dictionary keys.
+public enum ItemOperation: Sendable {
+    /// `SecItemAdd`.
+    case add
+    /// `SecItemCopyMatching`.
+    case copyMatching
+    /// `SecItemUpdate`'s search query.
+    case update
+    /// `SecItemDelete`.
+    case delete
+}
+
+/// How many matches a search returns (`kSecMatchLimit`).
+public enum MatchLimit: Equatable, Sendable {
+    /// `kSecMatchLimitOne`, the default for `SecItemCopyMatching`: a single object, not an array.
+    case one
+    /// A number of items, returned as an array.
+    case count(Int)
+    /// `kSecMatchLimitAll`: every match, as an array.
+    case all
+
+    /// The most items to return; nil for no limit.
+    var maximum: Int? {
+        switch self {
+        case .one: return 1
+        case .count(let count): return max(count, 0)
+        case .all: return nil
+        }
+    }
+}
+
+/// What a search or add returns (`kSecReturn…`).
+public struct ReturnOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// `kSecReturnData`.
+    public static let data = ReturnOptions(rawValue: 1)
+    /// `kSecReturnAttributes`.
+    public static let attributes = ReturnOptions(rawValue: 2)
+    /// `kSecReturnRef`.
+    public static let reference = ReturnOptions(rawValue: 4)
+    /// `kSecReturnPersistentRef`.
+    public static let persistentReference = ReturnOptions(rawValue: 8)
+
+    /// How many return kinds are requested; two or more give a dictionary per item.
+    public var kindCount: Int { rawValue.nonzeroBitCount }
+}
+
+/// Which items a request's `kSecAttrSynchronizable` selects.
+public enum SynchronizableFilter: Equatable, Sendable {
+    /// Not mentioned: searches match both kinds (spec D4); adds create non-synchronizable items.
+    case unspecified
+    /// `kSecAttrSynchronizableAny`: both kinds; an add creates a non-synchronizable item.
+    case any
+    /// Exactly synchronizable (`true`) or not (`false`).
+    case only(Bool)
+
+    /// The value an add stores.
+    var valueForAdd: Bool {
+        if case .only(true) = self { return true }
+        return false
+    }
+
+    /// Whether an item with `synchronizable` passes this filter.
+    func admits(_ synchronizable: Bool) -> Bool {
+        if case .only(let wanted) = self { return wanted == synchronizable }
+        return true
+    }
+}
+
+/// How `kSecUseAuthenticationUI` says to treat items that would need user interaction.
+public enum AuthenticationUI: Sendable {
+    /// `kSecUseAuthenticationUIAllow` (the default).
+    case allow
+    /// `kSecUseAuthenticationUIFail`.
+    case fail
+    /// `kSecUseAuthenticationUISkip` (`SecItemCopyMatching` only).
+    case skip
+}
+
+/// A parsed, validated SecItem dictionary: an add's item, or a search's criteria.
+public struct ItemRequest: Sendable {
+    /// The item class (from `kSecClass` or the persistent reference).
+    public var itemClass: ItemClass
+    /// Attribute values by short name, converted to their catalog kinds. Excludes `sync`
+    /// (see `synchronizable`) and `accc` (see `accessControl`).
+    public var attributes: [String: AttributeValue] = [:]
+    /// `kSecAttrAccessControl`.
+    public var accessControl: AccessControlPolicy?
+    /// `kSecAttrSynchronizable`.
+    public var synchronizable: SynchronizableFilter = .unspecified
+    /// `kSecValueData` (adds only; ignored in searches, spec D14).
+    public var secret: Data?
+    /// `kSecValuePersistentRef`.
+    public var persistentReference: PersistentReference?
+    /// `kSecMatchLimit`; nil when absent.
+    public var matchLimit: MatchLimit?
+    /// `kSecReturn…`.
+    public var returns: ReturnOptions = []
+    /// `kSecMatchCaseInsensitive` (spec D5).
+    public var caseInsensitive = false
+    /// `kSecMatchHostOrSubdomainOfHost` (internet passwords).
+    public var hostOrSubdomain: String?
+    /// `kSecUseAuthenticationUI`.
+    public var authenticationUI: AuthenticationUI = .allow
+
+    /// Creates an empty request for a class.
+    public init(itemClass: ItemClass) { self.itemClass = itemClass }
+}
+
+/// The parsed `attributesToUpdate` dictionary of `SecItemUpdate`.
+public struct ItemChanges: Sendable {
+    /// New attribute values (excluding `sync` and `accc`).
+    public var attributes: [String: AttributeValue] = [:]
+    /// A new access control.
+    public var accessControl: AccessControlPolicy?
+    /// A new synchronizable flag; nil leaves it unchanged.
+    public var synchronizable: Bool?
+    /// New secret data.
+    public var secret: Data?
+
+    /// Creates an empty change set.
+    public init() {}
+
+    /// Whether nothing would change.
+    public var isEmpty: Bool {
+        attributes.isEmpty && accessControl == nil && synchronizable == nil && secret == nil
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+
+/// Classifies and validates the keys of a SecItem dictionary, as Apple's `query_applier` does,
+/// with this project's decisions where the sources disagree (`spec/README.md`, D1–D17).
+public enum RequestParser {
+    /// Search keys that have an effect or are validated; other `m_` keys are accepted and ignored,
+    /// as Apple's data-protection keychain does.
+    private static let certificateMatchKeys: Set<String> = ["m_Issuers", "m_Policy"]
+    private static let certificateFilterKeys: Set<String> = [
+        "m_ValidOnDate", "m_TrustedOnly", "m_EmailAddressIfPresent",
+    ]
+    /// Use keys that are accepted (client-side keys included).
+    private static let useKeys: Set<String> = [
+        "u_ItemList", "u_Tomb", "u_CredRef", "u_AuthUI", "u_OpPrompt", "u_NoAuthUI", "u_AuthCtx",
+        "u_CallerName", "u_TokenRawItems", "u_CertWithIssuers", "u_Token",
+    ]
+    /// Apple refuses dictionaries with more non-attribute keys than this.
+    private static let nonAttributeKeyLimit = 128
+
+    /// Parses an add dictionary or a search query.
+    ///
+    /// - Throws: `errSecParam` for a malformed dictionary, `errSecNoSuchClass` for an unknown
+    ///   class, `errSecUnimplemented` for search keys that need certificate trust.
+    public static func parse(_ dictionary: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
+        var persistentReference: PersistentReference?
+        if let value = dictionary["v_PersistentRef"] {
+            guard case .data(let data) = value else {
+                throw KeychainError.param("kSecValuePersistentRef must be data")
+            }
+            persistentReference = try PersistentReference(data: data)
+        }
+        let itemClass = try resolveClass(dictionary["class"], persistentReference: persistentReference)
+        var request = ItemRequest(itemClass: itemClass)
+        request.persistentReference = operation == .add ? nil : persistentReference
+        var nonAttributeKeys = 0
+        var attributeKeyCount = 0
+        var matchKeys: [String] = []
+
+        for (key, value) in dictionary {
+            if key.utf8.count == 4 {
+                if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored (D13).
+                attributeKeyCount += try applyAttribute(key, value, to: &request) ? 1 : 0
+                continue
+            }
+            nonAttributeKeys += 1
+            switch key.first {
+            case "c":
+                guard key == "class" else { throw KeychainError.param("unknown key \(key)") }
+            case "m":
+                guard key.hasPrefix("m_") else { throw KeychainError.param("unknown key \(key)") }
+                matchKeys.append(key)
+                try applyMatchKey(key, value, to: &request)
+            case "r":
+                try applyReturnKey(key, value, to: &request)
+            case "u":
+                try applyUseKey(key, value, operation: operation, to: &request)
+            case "v":
+                try applyValueKey(key, value, operation: operation, to: &request)
+            case "f":
+                continue
+            default:
+                throw KeychainError.param("unknown key \(key)")
+            }
+        }
+        guard nonAttributeKeys <= nonAttributeKeyLimit else {
+            throw KeychainError.param("too many keys in one dictionary")
+        }
+
+        switch operation {
+        case .add:
+            try validateAdd(request, matchKeys: matchKeys, dictionary: dictionary)
+        case .copyMatching:
+            if request.persistentReference != nil && attributeKeyCount > 0 {
+                throw KeychainError.param("a persistent reference cannot be searched with other attributes")
+            }
+            if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
+            try validateSearchMatchKeys(request, matchKeys: matchKeys)
+        case .update:
+            if !matchKeys.isEmpty { throw KeychainError.param("kSecMatch… keys are not accepted by SecItemUpdate") }
+            if !request.returns.isEmpty { throw KeychainError.param("kSecReturn… keys are not accepted by SecItemUpdate") }
+            if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
+        case .delete:
+            if !matchKeys.isEmpty { throw KeychainError.param("kSecMatch… keys are not accepted by SecItemDelete") }
+        }
+        return request
+    }
+
+    /// Parses `SecItemUpdate`'s `attributesToUpdate` for items of `itemClass`.
+    ///
+    /// Every key must be an attribute of the class or `kSecValueData` (spec D3); read-only and
+    /// computed attributes are ignored.
+    public static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
+        var changes = ItemChanges()
+        for (key, value) in dictionary {
+            if key == "v_Data" {
+                guard case .data(let data) = value else { throw KeychainError.param("kSecValueData must be data") }
+                guard data.count <= AttributeCoercion.maximumValueSize else {
+                    throw KeychainError.param("kSecValueData is larger than the keychain accepts")
+                }
+                changes.secret = data
+                continue
+            }
+            if key == "nleg" { continue }
+            guard let attribute = AttributeCatalog.attribute(key, in: itemClass) else {
+                throw KeychainError.param("\(key) cannot be changed by SecItemUpdate for \(itemClass.constantName)")
+            }
+            switch attribute.kind {
+            case .synchronizable:
+                if let flag = try AttributeCoercion.synchronizable(value) { changes.synchronizable = flag }
+            case .accessControl:
+                guard case .accessControl(let policy) = value else {
+                    throw KeychainError.param("kSecAttrAccessControl must be a SecAccessControl")
+                }
+                changes.accessControl = policy
+            default:
+                let converted = try AttributeCoercion.coerce(value, for: attribute)
+                if attribute.maintainer == .caller { changes.attributes[key] = converted }
+            }
+        }
+        if changes.attributes["pdmn"] != nil && changes.accessControl != nil {
+            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
+        }
+        if changes.synchronizable == true {
+            if let protection = changes.attributes["pdmn"]?.stringValue.flatMap(Protection.init), protection.isThisDeviceOnly {
+                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
+            }
+            if changes.accessControl != nil {
+                throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
+            }
+        }
+        return changes
+    }
+
+    // MARK: - Keys
+
+    private static func resolveClass(_ value: RequestValue?, persistentReference: PersistentReference?) throws -> ItemClass {
+        guard let value else {
+            if let persistentReference { return persistentReference.itemClass }
+            throw KeychainError.param("kSecClass is missing")
+        }
+        guard case .string(let name) = value else { throw KeychainError.param("kSecClass must be a string") }
+        guard let itemClass = ItemClass(rawValue: name) else {
+            throw KeychainError(.noSuchClass, "kSecClass names no known class")
+        }
+        return itemClass
+    }
+
+    /// Applies a 4-character attribute key; returns whether it counts as a search attribute.
+    private static func applyAttribute(_ key: String, _ value: RequestValue, to request: inout ItemRequest) throws -> Bool {
+        guard let attribute = AttributeCatalog.attribute(key, in: request.itemClass) else {
+            throw KeychainError.param("\(key) is not an attribute of \(request.itemClass.constantName)")
+        }
+        switch attribute.kind {
+        case .synchronizable:
+            if let flag = try AttributeCoercion.synchronizable(value) {
+                request.synchronizable = .only(flag)
+                return true
+            }
+            request.synchronizable = .any
+            return false
+        case .accessControl:
+            guard case .accessControl(let policy) = value else {
+                throw KeychainError.param("kSecAttrAccessControl must be a SecAccessControl")
+            }
+            request.accessControl = policy
+            return true
+        default:
+            request.attributes[key] = try AttributeCoercion.coerce(value, for: attribute)
+            return true
+        }
+    }
+
+    private static func applyMatchKey(_ key: String, _ value: RequestValue, to request: inout ItemRequest) throws {
+        switch key {
+        case "m_Limit":
+            switch value {
+            case .string("m_LimitOne"): request.matchLimit = .one
+            case .string("m_LimitAll"): request.matchLimit = .all
+            case .integer(let count): request.matchLimit = count < 0 ? .all : .count(Int(clamping: count))
+            default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a number")
+            }
+        case "m_CaseInsensitive":
+            guard let flag = value.flag else { throw KeychainError.param("kSecMatchCaseInsensitive must be a boolean") }
+            request.caseInsensitive = flag
+        case "m_HostOrSubdomainOfHost":
+            guard case .string(let host) = value else {
+                throw KeychainError.param("kSecMatchHostOrSubdomainOfHost must be a string")
+            }
+            request.hostOrSubdomain = host
+        case "m_ValidOnDate":
+            switch value {
+            case .date, .null: break
+            default: throw KeychainError.param("kSecMatchValidOnDate must be a date or null")
+            }
+        case "m_TrustedOnly":
+            guard value.flag != nil else { throw KeychainError.param("kSecMatchTrustedOnly must be a boolean") }
+        case "m_EmailAddressIfPresent":
+            guard case .string = value else { throw KeychainError.param("kSecMatchEmailAddressIfPresent must be a string") }
+        default:
+            break
+        }
+    }
+
+    private static func applyReturnKey(_ key: String, _ value: RequestValue, to request: inout ItemRequest) throws {
+        let option: ReturnOptions
+        switch key {
+        case "r_Data": option = .data
+        case "r_Attributes": option = .attributes
+        case "r_Ref": option = .reference
+        case "r_PersistentRef": option = .persistentReference
+        default: throw KeychainError.param("unknown return key \(key)")
+        }
+        guard let flag = value.flag else { throw KeychainError.param("\(key) must be a boolean") }
+        if flag { request.returns.insert(option) } else { request.returns.remove(option) }
+    }
+
+    private static func applyUseKey(
+        _ key: String, _ value: RequestValue, operation: ItemOperation, to request: inout ItemRequest
+    ) throws {
+        guard useKeys.contains(key) else { throw KeychainError.param("unknown key \(key)") }
+        switch key {
+        case "u_AuthUI":
+            switch value {
+            case .string("u_AuthUIA"): request.authenticationUI = .allow
+            case .string("u_AuthUIF"): request.authenticationUI = .fail
+            case .string("u_AuthUIS"):
+                guard operation == .copyMatching else {
+                    throw KeychainError.param("kSecUseAuthenticationUISkip is only accepted by SecItemCopyMatching")
+                }
+                request.authenticationUI = .skip
+            default: throw KeychainError.param("kSecUseAuthenticationUI has an unknown value")
+            }
+        case "u_NoAuthUI", "u_Tomb", "u_TokenRawItems", "u_CertWithIssuers":
+            guard value.flag != nil else { throw KeychainError.param("\(key) must be a boolean") }
+        case "u_OpPrompt", "u_CallerName":
+            guard case .string = value else { throw KeychainError.param("\(key) must be a string") }
+        case "u_CredRef":
+            guard case .data = value else { throw KeychainError.param("\(key) must be data") }
+        default:
+            break
+        }
+    }
+
+    private static func applyValueKey(
+        _ key: String, _ value: RequestValue, operation: ItemOperation, to request: inout ItemRequest
+    ) throws {
+        switch key {
+        case "v_Data":
+            guard case .data(let data) = value else { throw KeychainError.param("kSecValueData must be data") }
+            guard data.count <= AttributeCoercion.maximumValueSize else {
+                throw KeychainError.param("kSecValueData is larger than the keychain accepts")
+            }
+            if operation == .add { request.secret = data }
+        case "v_PersistentRef":
+            break  // parsed before the class was resolved
+        case "v_Ref":
+            throw KeychainError.param("kSecValueRef must be a SecKey, SecCertificate or SecIdentity")
+        default:
+            throw KeychainError.param("unknown key \(key)")
+        }
+    }
+
+    // MARK: - Per-operation rules
+
+    private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: [String: RequestValue]) throws {
+        if !matchKeys.isEmpty {
+            throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")  // D1
+        }
+        if dictionary["u_ItemList"] != nil {
+            throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")  // D1
+        }
+        if request.itemClass == .identity {
+            throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")  // D6
+        }
+        if request.itemClass == .key && request.attributes["type"] == nil {
+            throw KeychainError.param("a key item needs kSecAttrKeyType")  // D7
+        }
+        if request.attributes["pdmn"] != nil && request.accessControl != nil {
+            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")  // D8
+        }
+        if request.synchronizable == .only(true) {
+            let protection = request.accessControl?.protection
+                ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
+            if protection?.isThisDeviceOnly == true {
+                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")  // D2
+            }
+            if request.accessControl != nil {
+                throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
+            }
+        }
+    }
+
+    private static func validateSearchMatchKeys(_ request: ItemRequest, matchKeys: [String]) throws {
+        let certificateLike = request.itemClass == .certificate || request.itemClass == .identity
+        for key in matchKeys {
+            if certificateMatchKeys.contains(key) {
+                throw KeychainError(
+                    .unimplemented,
+                    certificateLike ? "\(key) needs certificate trust evaluation, which is not implemented yet"
+                        : "\(key) applies to certificates and identities only")
+            }
+            if certificateFilterKeys.contains(key) && certificateLike {
+                throw KeychainError(.unimplemented, "\(key) needs certificate parsing, which is not implemented yet")
+            }
+            if key == "m_HostOrSubdomainOfHost" && request.itemClass != .internetPassword {
+                throw KeychainError(.unimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only")
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A value of a SecItem dictionary, converted from its CF/Foundation type by the `Security` surface.
+public enum RequestValue: Sendable {
+    /// A string (`CFString`).
+    case string(String)
+    /// Bytes (`CFData`).
+    case data(Data)
+    /// An integral number (`CFNumber`).
+    case integer(Int64)
+    /// A number with a fractional part (`CFNumber` of a floating-point type).
+    case real(Double)
+    /// A boolean (`CFBoolean`).
+    case boolean(Bool)
+    /// A date (`CFDate`).
+    case date(Date)
+    /// `NSNull` / `kCFNull`.
+    case null
+    /// An array.
+    case array([RequestValue])
+    /// A dictionary with string keys.
+    case dictionary([String: RequestValue])
+    /// A `SecAccessControl`.
+    case accessControl(AccessControlPolicy)
+    /// An object the engine does not interpret (for example an `LAContext`); `typeName` names it in errors.
+    case object(typeName: String)
+
+    /// A short name of the value's type, for error reasons (never the value itself).
+    var typeDescription: String {
+        switch self {
+        case .string: return "string"
+        case .data: return "data"
+        case .integer, .real: return "number"
+        case .boolean: return "boolean"
+        case .date: return "date"
+        case .null: return "null"
+        case .array: return "array"
+        case .dictionary: return "dictionary"
+        case .accessControl: return "SecAccessControl"
+        case .object(let typeName): return typeName
+        }
+    }
+
+    /// The value as a boolean flag: booleans and the numbers 0 and 1.
+    var flag: Bool? {
+        switch self {
+        case .boolean(let value): return value
+        case .integer(let value) where value == 0 || value == 1: return value == 1
+        default: return nil
+        }
+    }
+}

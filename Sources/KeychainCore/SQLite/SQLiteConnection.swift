@@ -1,0 +1,92 @@
+internal import CSQLite
+import Foundation
+
+/// One SQLite connection, used by one thread at a time (opened in multi-thread mode).
+///
+/// Owns the `sqlite3` handle and a cache of prepared statements; both are released in `deinit`.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    private var statements: [String: SQLiteStatement] = [:]
+
+    /// Opens (creating if needed) the database at `path` with WAL journaling and full sync.
+    init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: status, message: "could not open the keychain database")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        do {
+            try execute("PRAGMA journal_mode = WAL")
+            try execute("PRAGMA synchronous = FULL")
+            try execute("PRAGMA foreign_keys = ON")
+            try execute("PRAGMA secure_delete = ON")
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more SQL statements that take no parameters.
+    func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(message)
+            throw SQLiteError(code: status, message: text)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused across calls; its bindings are cleared.
+    func statement(_ sql: String) throws -> SQLiteStatement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        var pointer: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
+        let statement = SQLiteStatement(pointer, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
+    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a deferred (read) transaction so all its statements see one snapshot.
+    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN DEFERRED")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
+    /// The number of rows the last statement changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last inserted row.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The connection's latest error message (never contains bound values).
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}

@@ -1,0 +1,127 @@
+internal import CSQLite
+import Foundation
+
+/// A prepared statement owned by its connection's cache.
+final class SQLiteStatement {
+    private let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` to parameters 1…n.
+    @discardableResult
+    func bind(_ values: [SQLiteValue]) throws -> SQLiteStatement {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .null:
+                status = sqlite3_bind_null(handle, index)
+            case .integer(let number):
+                status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text):
+                status = sqlite3_bind_text(handle, index, text, -1, CSQLite_TRANSIENT())
+            case .blob(let data):
+                status = data.withUnsafeBytes { buffer in
+                    // A zero-length blob must still bind as a blob, not NULL.
+                    sqlite3_bind_blob64(
+                        handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
+                        CSQLite_TRANSIENT())
+                }
+            }
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: connection.lastMessage) }
+        }
+        return self
+    }
+
+    /// Advances to the next row; false when done.
+    func step() throws -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = SQLiteError(code: status, message: connection.lastMessage)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs a statement that returns no rows.
+    func run() throws {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Reads every row with `read`, then resets.
+    func rows<T>(_ read: (SQLiteStatement) throws -> T) throws -> [T] {
+        var result: [T] = []
+        defer { sqlite3_reset(handle) }
+        while try step() { result.append(try read(self)) }
+        return result
+    }
+
+    /// Column `index` as an integer.
+    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    /// Column `index` as text, nil for NULL.
+    func text(_ index: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// Column `index` as a blob, nil for NULL.
+    func blob(_ index: Int32) -> Data? {
+        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        return Data(bytes: pointer, count: count)
+    }
+}
+
+/// A value bound to an SQL parameter.
+enum SQLiteValue {
+    case null
+    case integer(Int64)
+    case text(String)
+    case blob(Data)
+}
+
+/// A failed SQLite call: the result code and SQLite's message (which never includes bound values).
+struct SQLiteError: Error {
+    let code: Int32
+    let message: String
+
+    /// The primary result code (the low byte of an extended code).
+    var primary: Int32 { code & 0xff }
+
+    var isConstraint: Bool { primary == SQLITE_CONSTRAINT }
+
+    /// The keychain status Apple maps this SQLite result to (`SecErrorGetOSStatus`), with
+    /// SQLITE_FULL reported as a full disk.
+    var keychainError: KeychainError {
+        switch primary {
+        case SQLITE_CONSTRAINT: return KeychainError(.duplicateItem, "the item's primary key is already in use")
+        case SQLITE_READONLY: return KeychainError(.readOnly, "the keychain database is read-only")
+        case SQLITE_NOMEM: return KeychainError(.allocate, "SQLite ran out of memory")
+        case SQLITE_IOERR: return KeychainError(.io, "SQLite I/O error \(code)")
+        case SQLITE_FULL: return KeychainError(.diskFull, "the disk holding the keychain is full")
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return KeychainError(.invalidKeychain, "the keychain database is damaged")
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            return KeychainError(.notAvailable, "the keychain stayed busy past the wait limit")
+        case SQLITE_CANTOPEN: return KeychainError(.notAvailable, "the keychain database could not be opened")
+        default: return KeychainError(.notAvailable, "SQLite error \(code): \(message)")
+        }
+    }
+}

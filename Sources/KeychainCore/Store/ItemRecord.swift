@@ -1,0 +1,39 @@
+import Foundation
+
+/// A decrypted item: its identity, its attributes, and (when read) its secret.
+struct ItemRecord: Sendable {
+    /// The store's row id.
+    var rowID: Int64
+    /// The item class.
+    var itemClass: ItemClass
+    /// The item's stable 16-byte identifier (its persistent reference).
+    var uuid: Data
+    /// Attribute values by short name, including `pdmn`, `agrp`, `sync`, `cdat`, `mdat`, `sha1`.
+    var attributes: [String: AttributeValue]
+    /// The item's access control, when it was given one.
+    var accessControl: AccessControlPolicy?
+
+    /// Whether the item is synchronizable.
+    var isSynchronizable: Bool { attributes["sync"]?.integerValue == 1 }
+
+    /// The item's access group.
+    var accessGroup: String { attributes["agrp"]?.stringValue ?? "" }
+
+    /// The item's accessibility.
+    var protection: Protection {
+        attributes["pdmn"]?.stringValue.flatMap(Protection.init) ?? itemClass.defaultProtection
+    }
+
+    /// The persistent reference handed to callers.
+    var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }
+}
+
+/// A row of the `items` table as stored: everything but the class and identifiers is sealed.
+struct StoredRow {
+    var rowID: Int64
+    var itemClass: ItemClass
+    var uuid: Data
+    var primaryKeyToken: Data
+    var metadata: Data
+    var secret: Data?
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Where keychains live on disk.
+public enum KeychainLocation {
+    /// The default keychain's file name.
+    public static let defaultKeychainName = "login.keychain-db"
+
+    /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`.
+    public static var directory: String {
+        let base = FileSystem.environment("XDG_DATA_HOME")
+            ?? ((FileSystem.environment("HOME") ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/share")
+        return (base as NSString).appendingPathComponent("swift-keychain")
+    }
+
+    /// The default keychain's database path.
+    public static var defaultKeychainPath: String {
+        (directory as NSString).appendingPathComponent(defaultKeychainName)
+    }
+
+    /// The path of the root-key file that belongs to the database at `path`.
+    static func keyFilePath(forDatabase path: String) -> String { path + ".key" }
+
+    /// Resolves a keychain named on a command line: a path as given, or a bare name inside the
+    /// keychain directory (`name` → `name.keychain-db`).
+    public static func resolve(_ name: String) -> String {
+        if name.contains("/") { return name }
+        let file = name.hasSuffix(".keychain-db") ? name : name + ".keychain-db"
+        return (directory as NSString).appendingPathComponent(file)
+    }
+}

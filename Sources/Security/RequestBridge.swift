@@ -1,0 +1,118 @@
+import KeychainCore
+
+/// Converts CF/Foundation dictionaries into the engine's typed request values.
+enum RequestBridge {
+    /// The entries of a SecItem dictionary.
+    ///
+    /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name anything).
+    static func dictionary(_ dictionary: CFDictionary) throws -> [String: RequestValue] {
+        var entries: [String: RequestValue] = [:]
+        for (key, value) in dictionary {
+            guard let name = key as? String else { throw KeychainError.param("a dictionary key is not a string") }
+            entries[name] = self.value(value)
+        }
+        return entries
+    }
+
+    /// One value, classified by its Foundation type.
+    static func value(_ value: Any) -> RequestValue {
+        let object = value as AnyObject
+        switch object {
+        case let control as SecAccessControl:
+            return .accessControl(control.policy)
+        case let number as NSNumber:
+            return self.number(number)
+        case let string as NSString:
+            return .string(String(string))
+        case let data as NSData:
+            return .data(Data(referencing: data))
+        case let date as NSDate:
+            return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate))
+        case is NSNull:
+            return .null
+        case let array as NSArray:
+            return .array(array.map { self.value($0) })
+        case let dictionary as NSDictionary:
+            var entries: [String: RequestValue] = [:]
+            for (key, value) in dictionary {
+                guard let name = key as? String else { return .object(typeName: "dictionary with non-string keys") }
+                entries[name] = self.value(value)
+            }
+            return .dictionary(entries)
+        default:
+            return .object(typeName: String(describing: type(of: object)))
+        }
+    }
+
+    /// `NSNumber`s are booleans (`kCFBooleanTrue`, Swift `true`), integers or reals.
+    private static func number(_ number: NSNumber) -> RequestValue {
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "c") where number.int64Value == 0 || number.int64Value == 1:
+            return .boolean(number.boolValue)
+        case UInt8(ascii: "f"), UInt8(ascii: "d"):
+            return .real(number.doubleValue)
+        case UInt8(ascii: "Q"), UInt8(ascii: "L"):
+            if number.uint64Value > UInt64(Int64.max) { return .real(number.doubleValue) }
+            return .integer(Int64(number.uint64Value))
+        default:
+            return .integer(number.int64Value)
+        }
+    }
+}
+
+/// Converts engine results into the CF objects Apple's API returns.
+enum ResultBridge {
+    /// The object for `results`: nothing when no return key was set; one object when the limit
+    /// is one; otherwise an array. Each item is its single requested part, or a dictionary of
+    /// its parts when two or more were requested.
+    static func object(_ results: [ItemResult], returns: ReturnOptions, limit: MatchLimit) -> CFTypeRef? {
+        if limit == .one {
+            return results.first.flatMap { item(for: $0, returns: returns) }
+        }
+        return results.compactMap { item(for: $0, returns: returns) } as NSArray
+    }
+
+    /// One item's result.
+    static func item(for result: ItemResult, returns: ReturnOptions) -> CFTypeRef? {
+        switch returns {
+        case []:
+            return nil
+        case .data:
+            return result.data.map { NSData(data: $0) }
+        case .persistentReference:
+            return result.persistentReference.map { NSData(data: $0) }
+        case .attributes:
+            return attributes(result) as NSDictionary
+        case .reference:
+            return nil  // passwords have no reference type (spec D12)
+        default:
+            var dictionary = returns.contains(.attributes) ? attributes(result) : [:]
+            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = data }
+            if let reference = result.persistentReference { dictionary["v_PersistentRef"] = reference }
+            if returns.contains(.reference) { dictionary["class"] = result.itemClass.rawValue }
+            return dictionary as NSDictionary
+        }
+    }
+
+    /// The attribute dictionary with Apple's short keys and value types.
+    static func attributes(_ result: ItemResult) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for (name, value) in result.attributes ?? [:] {
+            dictionary[name] = object(value)
+        }
+        if let policy = result.accessControl { dictionary["accc"] = SecAccessControl(policy: policy) }
+        return dictionary
+    }
+
+    /// An attribute value as Apple returns it: `CFString`, `CFData`, `CFNumber` or `CFDate`.
+    static func object(_ value: AttributeValue) -> Any {
+        switch value {
+        case .string(let text): return text
+        case .data(let data): return data
+        case .integer(let number):
+            if let small = Int32(exactly: number) { return NSNumber(value: small) }
+            return NSNumber(value: number)
+        case .date(let date): return date
+        }
+    }
+}

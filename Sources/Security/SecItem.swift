@@ -1,0 +1,79 @@
+import KeychainCore
+
+/// The default keychain and the calling process's access groups, resolved per call so that
+/// `XDG_DATA_HOME` and `KEYCHAIN_ENTITLEMENTS` take effect when they change.
+enum ProcessKeychain {
+    static func resolve() throws -> (Keychain, AccessContext) {
+        let context = try Entitlements.currentContext()
+        return (try Keychain.openDefault(), context)
+    }
+}
+
+/// Adds an item to the keychain (`SecItemAdd`).
+///
+/// The dictionary holds `kSecClass`, attributes, `kSecValueData`, and optionally `kSecReturn…`
+/// keys. Omitted primary-key attributes take their empty defaults; the access group defaults to
+/// the process's first group; accessibility to `kSecAttrAccessibleWhenUnlocked` (certificates:
+/// `kSecAttrAccessibleAlways`).
+///
+/// - Returns: `errSecSuccess`; `errSecDuplicateItem` when an item with the same primary key
+///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key, spec D1);
+///   `errSecNoSuchClass`; `errSecMissingEntitlement` for an access group the process lacks;
+///   `errSecAuthFailed` for `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` without a passcode.
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    StatusMapping.run {
+        let request = try RequestParser.parse(RequestBridge.dictionary(attributes), for: .add)
+        let (keychain, context) = try ProcessKeychain.resolve()
+        let added = try keychain.add(request, context: context)
+        if let result, let added {
+            result.pointee = ResultBridge.item(for: added, returns: request.returns)
+        }
+    }
+}
+
+/// Finds items (`SecItemCopyMatching`).
+///
+/// Returns one object by default (`kSecMatchLimitOne`), or an array for any other limit. Each
+/// item is the requested part (`kSecReturnData`, `…Attributes`, `…PersistentRef`) or a
+/// dictionary when several are requested. Searches that do not mention `kSecAttrSynchronizable`
+/// match both kinds of item (spec D4).
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam`, `errSecNoSuchClass`,
+///   `errSecMissingEntitlement`, `errSecUnimplemented` (trust-based certificate searches).
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    StatusMapping.run {
+        let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .copyMatching)
+        let (keychain, context) = try ProcessKeychain.resolve()
+        let found = try keychain.search(request, context: context)
+        if let result {
+            result.pointee = ResultBridge.object(found, returns: request.returns, limit: request.matchLimit ?? .one)
+        }
+    }
+}
+
+/// Changes every item the query matches (`SecItemUpdate`), all or none.
+///
+/// - Returns: `errSecSuccess`; `errSecItemNotFound`; `errSecDuplicateItem` when a change would
+///   collide with another item's primary key (nothing is changed); `errSecParam` for `kSecMatch…`
+///   or `kSecReturn…` keys in the query (spec D11) or an invalid change.
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    StatusMapping.run {
+        let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .update)
+        let changes = try RequestParser.parseChanges(
+            RequestBridge.dictionary(attributesToUpdate), for: request.itemClass)
+        let (keychain, context) = try ProcessKeychain.resolve()
+        try keychain.update(request, changes: changes, context: context)
+    }
+}
+
+/// Deletes every item the query matches (`SecItemDelete`).
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` (any `kSecMatch…` key),
+///   `errSecMissingEntitlement`.
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    StatusMapping.run {
+        let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .delete)
+        let (keychain, context) = try ProcessKeychain.resolve()
+        try keychain.delete(request, context: context)
+    }
+}
