@@ -10,17 +10,24 @@ public final class SecureBytes: @unchecked Sendable {
     /// The number of bytes held.
     public var count: Int { pointer.count }
 
-    /// Allocates `count` bytes and fills them from `initializer`.
-    init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
-        pointer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
-        pointer.initializeMemory(as: UInt8.self, repeating: 0)
+    /// Allocates `count` bytes and fills them from `initializer`; if it throws, the bytes are
+    /// wiped and freed before the error propagates.
+    convenience init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
         do {
-            try initializer(pointer)
+            try initializer(buffer)
         } catch {
-            Self.wipe(pointer)
-            pointer.deallocate()
+            Self.wipe(buffer)
+            buffer.deallocate()
             throw error
         }
+        self.init(owning: buffer)
+    }
+
+    /// Takes ownership of an initialized buffer.
+    private init(owning buffer: UnsafeMutableRawBufferPointer) {
+        pointer = buffer
     }
 
     /// Copies `bytes` into a new secure buffer.

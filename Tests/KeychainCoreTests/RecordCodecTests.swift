@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+
+@testable import KeychainCore
+
+@Suite("The metadata record codec")
+struct RecordCodecTests {
+    let sample: [String: AttributeValue] = [
+        "acct": .string("ünïcode account"),
+        "svce": .data(Data([0, 1, 2, 255])),
+        "port": .integer(-443),
+        "cdat": .date(Date(timeIntervalSinceReferenceDate: 12345.678)),
+        "labl": .string(""),
+        "gena": .data(Data()),
+    ]
+
+    @Test("round-trips every value kind")
+    func roundTrip() throws {
+        #expect(try RecordCodec.decode(RecordCodec.encode(sample)) == sample)
+    }
+
+    @Test("rejects every truncation with errSecDecode")
+    func truncation() throws {
+        let encoded = RecordCodec.encode(sample)
+        for length in 0..<encoded.count {
+            #expect(throws: KeychainError.self) { try RecordCodec.decode(encoded.prefix(length)) }
+        }
+    }
+
+    @Test("never crashes on corrupted bytes")
+    func corruption() throws {
+        let encoded = RecordCodec.encode(sample)
+        var generator = SystemRandomNumberGenerator()
+        var decodedCount = 0
+        for _ in 0..<2000 {
+            var mutated = encoded
+            for _ in 0..<Int.random(in: 1...4, using: &generator) {
+                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if (try? RecordCodec.decode(mutated)) != nil { decodedCount += 1 }
+        }
+        // Some mutations only change values and still decode; many must fail.
+        #expect(decodedCount < 2000)
+    }
+}
