@@ -60,40 +60,11 @@ public final class Keychain: Sendable {
     /// - Throws: `errSecDuplicateItem`, `errSecMissingEntitlement`, `errSecAuthFailed` (a
     ///   passcode-only item with no passcode set), `errSecParam`, storage errors.
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
-        var attributes: [String: AttributeValue] = [:]
-        for (name, value) in request.attributes where AttributeCatalog.attribute(named: name)?.maintainer == .caller {
-            attributes[name] = value
-        }
-        for attribute in AttributeCatalog.primaryKey(of: request.itemClass) where attributes[attribute.name] == nil {
-            attributes[attribute.name] = attribute.emptyValue
-        }
-        if let group = request.attributes["agrp"]?.stringValue {
-            try context.requireEntitlement(to: group)
-        } else {
-            attributes["agrp"] = .string(try context.defaultGroupForAdd())
-        }
-        attributes["sync"] = .integer(request.synchronizable.valueForAdd ? 1 : 0)
-        let protection = request.accessControl?.protection
-            ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
-            ?? request.itemClass.defaultProtection
-        attributes["pdmn"] = .string(protection.rawValue)
-        if protection == .whenPasscodeSetThisDeviceOnly {
-            throw KeychainError(.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
-        }
-        let now = Date()
-        attributes["cdat"] = .date(now)
-        attributes["mdat"] = .date(now)
-
-        var record = ItemRecord(
-            rowID: 0, itemClass: request.itemClass, uuid: try SecureRandom.data(count: 16),
-            attributes: attributes, accessControl: request.accessControl)
-        record.attributes["sha1"] = .data(try digest(of: record, secret: request.secret))
-        let row = try seal(record, secret: request.secret)
-        let group = record.accessGroup
+        var (record, row) = try prepareAdd(request, context: context)
         try store.withConnection { connection in
             try connection.writeTransaction {
                 record.rowID = try store.insert(row, in: connection)
-                try registerAccessGroup(group, in: connection)
+                try registerAccessGroup(record.accessGroup, in: connection)
             }
         }
         guard !request.returns.isEmpty else { return nil }

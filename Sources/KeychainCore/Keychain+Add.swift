@@ -1,0 +1,62 @@
+import Foundation
+
+extension Keychain {
+    /// Builds the record and sealed row `request` adds: the caller's attributes, empty defaults
+    /// for omitted primary-key attributes, the default access group and accessibility, dates and
+    /// the item digest (spec D9, D15; seed 000 "Primary Keys per Class").
+    ///
+    /// - Throws: `errSecMissingEntitlement` for an access group the caller lacks; `errSecAuthFailed`
+    ///   for a passcode-only item while no passcode is set.
+    func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> (ItemRecord, StoredRow) {
+        var attributes: [String: AttributeValue] = [:]
+        for (name, value) in request.attributes where AttributeCatalog.attribute(named: name)?.maintainer == .caller {
+            attributes[name] = value
+        }
+        for attribute in AttributeCatalog.primaryKey(of: request.itemClass) where attributes[attribute.name] == nil {
+            attributes[attribute.name] = attribute.emptyValue
+        }
+        if let group = request.attributes["agrp"]?.stringValue {
+            try context.requireEntitlement(to: group)
+        } else {
+            attributes["agrp"] = .string(try context.defaultGroupForAdd())
+        }
+        attributes["sync"] = .integer(request.synchronizable.valueForAdd ? 1 : 0)
+        let protection = request.accessControl?.protection
+            ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
+            ?? request.itemClass.defaultProtection
+        attributes["pdmn"] = .string(protection.rawValue)
+        if protection == .whenPasscodeSetThisDeviceOnly {
+            throw KeychainError(
+                .authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
+        }
+        let now = Date()
+        attributes["cdat"] = .date(now)
+        attributes["mdat"] = .date(now)
+
+        var record = ItemRecord(
+            rowID: 0, itemClass: request.itemClass, uuid: try SecureRandom.data(count: 16),
+            attributes: attributes, accessControl: request.accessControl)
+        record.attributes["sha1"] = .data(try digest(of: record, secret: request.secret))
+        return (record, try seal(record, secret: request.secret))
+    }
+
+    /// Adds many items in one transaction: all are added, or (on the first failure, such as a
+    /// duplicate) none. For bulk imports and restores; each request is treated as `add` treats it.
+    ///
+    /// - Returns: the number of items added.
+    @discardableResult
+    public func add(contentsOf requests: [ItemRequest], context: AccessContext) throws -> Int {
+        let prepared = try requests.map { try prepareAdd($0, context: context) }
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                var groups = Set<String>()
+                for (record, row) in prepared {
+                    _ = try store.insert(row, in: connection)
+                    groups.insert(record.accessGroup)
+                }
+                for group in groups { try registerAccessGroup(group, in: connection) }
+            }
+        }
+        return prepared.count
+    }
+}
