@@ -1,0 +1,288 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// Measures every SecItem operation at one keychain size against the floor.
+struct Benchmark {
+    let items: Int
+    let home: String
+    let lookups: Int
+    var rows: [ResultRow] = []
+
+    init(items: Int, lookups: Int) {
+        self.items = items
+        self.lookups = lookups
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("keychain-bench-\(items)-\(getpid())").path
+    }
+
+    var keychainPath: String { home + "/swift-keychain/" + KeychainLocation.defaultKeychainName }
+
+    mutating func run() throws {
+        try? FileManager.default.removeItem(atPath: home)
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        setenv("XDG_DATA_HOME", home, 1)
+        log("populating \(items) items")
+        try Workload.populate(path: keychainPath, count: items)
+
+        let rowBytes = try averageRowBytes()
+        log("building the floor (\(rowBytes) sealed bytes per row)")
+        let floor = Floor(path: home + "/floor.db", items: items, blobSize: rowBytes)
+        var generator = SplitMix(seed: UInt64(items))
+        let picks = (0..<lookups).map { _ in Int(generator.next() % UInt64(items)) }
+
+        // Lookups.
+        var floorLookup = Samples()
+        for index in picks { floorLookup.measure { floor.lookup(index) } }
+        let lookupFloor = ("SELECT by unique key + AES-GCM decrypt", floorLookup)
+        rows.append(ResultRow("floor: SELECT + decrypt", items: items, samples: floorLookup))
+
+        var byKeyData = Samples()
+        for index in picks {
+            let query = Workload.keyQuery(index, returning: kSecReturnData) as CFDictionary
+            var result: CFTypeRef?
+            byKeyData.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+        }
+        rows.append(ResultRow("CopyMatching by key → data", items: items, samples: byKeyData, floor: lookupFloor))
+
+        var byKeyAttributes = Samples()
+        for index in picks {
+            let query = Workload.keyQuery(index, returning: kSecReturnAttributes) as CFDictionary
+            var result: CFTypeRef?
+            byKeyAttributes.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+        }
+        rows.append(ResultRow("CopyMatching by key → attributes", items: items, samples: byKeyAttributes, floor: lookupFloor))
+
+        var miss = Samples()
+        for index in picks {
+            var query = Workload.keyQuery(index, returning: kSecReturnData)
+            query[kSecAttrAccount as String] = "nobody-\(index)@example.com"
+            var result: CFTypeRef?
+            let dictionary = query as CFDictionary
+            miss.measure { expect(SecItemCopyMatching(dictionary, &result), errSecItemNotFound) }
+        }
+        rows.append(ResultRow("CopyMatching miss", items: items, samples: miss, floor: lookupFloor))
+
+        var filter = Samples()
+        let filterRuns = max(3, min(50, 50_000_000 / max(items, 1) / 1000))
+        for run in 0..<filterRuns {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrDescription as String: Workload.tier(picks[run]),
+                kSecReturnAttributes as String: true,
+                kSecMatchLimit as String: kSecMatchLimitAll,
+            ]
+            var result: CFTypeRef?
+            filter.measure { expect(SecItemCopyMatching(query as CFDictionary, &result), errSecSuccess) }
+        }
+        rows.append(
+            ResultRow(
+                "CopyMatching non-key filter → all (\(items / 1000) matches)", items: items, samples: filter,
+                note: "reads every row of the class: no index on non-key attributes by design"))
+
+        // Threads.
+        for threads in [2, 8] {
+            let result = threaded(threads: threads, picks: picks)
+            rows.append(ResultRow("CopyMatching by key → data, \(threads) threads", items: items, samples: result, floor: lookupFloor,
+                                  note: String(format: "throughput %.2f× one thread", result.throughput / byKeyData.throughput)))
+        }
+        rows.append(try twoProcesses(picks: picks, single: byKeyData, floor: lookupFloor))
+
+        // Writes.
+        let writes = min(lookups, 1000)
+        var floorAdd = Samples()
+        for index in 0..<writes { floorAdd.measure { floor.add(items + index) } }
+        var floorUpdate = Samples()
+        for index in 0..<writes { floorUpdate.measure { floor.update(index) } }
+        var floorDelete = Samples()
+        for index in 0..<writes { floorDelete.measure { floor.delete(items + index) } }
+        rows.append(ResultRow("floor: INSERT + encrypt, committed", items: items, samples: floorAdd))
+
+        var add = Samples()
+        for index in 0..<writes {
+            let attributes: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: Workload.service(index),
+                kSecAttrAccount as String: "new\(index)@example.com",
+                kSecAttrLabel as String: "New account \(index)",
+                kSecValueData as String: Workload.secret(index),
+            ]
+            add.measure { expect(SecItemAdd(attributes as CFDictionary, nil), errSecSuccess) }
+        }
+        rows.append(ResultRow("SecItemAdd", items: items, samples: add, floor: ("INSERT + encrypt", floorAdd)))
+
+        var update = Samples()
+        for index in 0..<writes {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: Workload.service(picks[index]),
+                kSecAttrAccount as String: Workload.account(picks[index]),
+            ]
+            let change: [String: Any] = [kSecValueData as String: Workload.secret(index + 7)]
+            update.measure { expect(SecItemUpdate(query as CFDictionary, change as CFDictionary), errSecSuccess) }
+        }
+        rows.append(ResultRow("SecItemUpdate data", items: items, samples: update, floor: ("UPDATE + encrypt", floorUpdate)))
+
+        var delete = Samples()
+        for index in 0..<writes {
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: Workload.service(index),
+                kSecAttrAccount as String: "new\(index)@example.com",
+            ]
+            delete.measure { expect(SecItemDelete(query as CFDictionary), errSecSuccess) }
+        }
+        rows.append(ResultRow("SecItemDelete by key", items: items, samples: delete, floor: ("DELETE", floorDelete)))
+
+        try measureProcesses(floorBytes: try fileBytes(home + "/floor.db"))
+    }
+
+    /// Lookups spread over `threads` threads.
+    private func threaded(threads: Int, picks: [Int]) -> Samples {
+        let collected = Collected()
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var local = Samples()
+            for index in stride(from: thread, to: picks.count, by: threads) {
+                let query = Workload.keyQuery(picks[index], returning: kSecReturnData) as CFDictionary
+                var result: CFTypeRef?
+                local.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+            }
+            collected.add(local.nanoseconds)
+        }
+        var samples = Samples()
+        samples.merge(collected.values, wall: DispatchTime.now().uptimeNanoseconds - start)
+        return samples
+    }
+
+    /// Lookups from two worker processes at once.
+    private func twoProcesses(picks: [Int], single: Samples, floor: (String, Samples)) throws -> ResultRow {
+        let executable = Processes.productsDirectory.appendingPathComponent("keychain-bench").path
+        let arguments = ["--worker", "lookups", "--items", "\(items)", "--count", "\(picks.count)"]
+        let environment = ["XDG_DATA_HOME": home]
+        let results = Collected()
+        let start = DispatchTime.now().uptimeNanoseconds
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            let run = Processes.run(executable, arguments, environment: environment)
+            let values = run.output.split(separator: "\n").last.map { line in
+                line.split(separator: " ").compactMap { UInt64($0) }
+            } ?? []
+            results.add(values)
+        }
+        var samples = Samples()
+        samples.merge(results.values, wall: DispatchTime.now().uptimeNanoseconds - start)
+        return ResultRow("CopyMatching by key → data, 2 processes", items: items, samples: samples, floor: floor,
+                         note: String(format: "throughput %.2f× one thread (includes process start)", samples.throughput / single.throughput))
+    }
+
+    /// The `security` command as a whole process, memory, open time and file size.
+    private mutating func measureProcesses(floorBytes: Int) throws {
+        let products = Processes.productsDirectory
+        let security = products.appendingPathComponent("security").path
+        let hello = products.appendingPathComponent("bench-hello").path
+        let environment = ["XDG_DATA_HOME": home]
+        let runs = 30
+        var helloSamples = Samples()
+        for _ in 0..<runs {
+            let run = Processes.run(hello, [])
+            helloSamples.merge([run.nanoseconds], wall: helloSamples.wallNanoseconds + run.nanoseconds)
+        }
+        rows.append(ResultRow("floor: Swift hello process (Foundation)", items: items, samples: helloSamples))
+        var find = Samples()
+        var findRSS = 0
+        for index in 0..<runs {
+            let run = Processes.run(
+                security, ["find-generic-password", "-a", Workload.account(index * 7), "-s", Workload.service(index * 7), "-w"],
+                environment: environment)
+            if run.status != 0 { log("find-generic-password exited \(run.status)") }
+            findRSS = max(findRSS, run.maxRSSKiB)
+            find.merge([run.nanoseconds], wall: find.wallNanoseconds + run.nanoseconds)
+        }
+        rows.append(ResultRow("security find-generic-password -w", items: items, samples: find, floor: ("Swift hello", helloSamples)))
+        var add = Samples()
+        var addRSS = 0
+        for index in 0..<runs {
+            let run = Processes.run(
+                security, ["add-generic-password", "-a", "cli\(index)", "-s", "bench.cli", "-w", "secret-\(index)"],
+                environment: environment)
+            if run.status != 0 { log("add-generic-password exited \(run.status)") }
+            addRSS = max(addRSS, run.maxRSSKiB)
+            add.merge([run.nanoseconds], wall: add.wallNanoseconds + run.nanoseconds)
+        }
+        rows.append(ResultRow("security add-generic-password", items: items, samples: add, floor: ("Swift hello", helloSamples)))
+        rows.append(ResultRow(figure: "security peak RSS (find / add)", items: items, value: Double(max(findRSS, addRSS)) / 1024, unit: "MiB"))
+
+        let executable = products.appendingPathComponent("keychain-bench").path
+        let worker = Processes.run(executable, ["--worker", "open-and-lookups", "--items", "\(items)", "--count", "200"], environment: environment)
+        let figures = worker.output.split(separator: "\n").last.map { $0.split(separator: " ").compactMap { Double($0) } } ?? []
+        if figures.count == 2 {
+            rows.append(ResultRow(figure: "open keychain (fresh process)", items: items, value: figures[0] / 1000, unit: "µs"))
+            rows.append(ResultRow(figure: "library process peak RSS after 200 lookups", items: items, value: figures[1] / 1024, unit: "MiB"))
+        }
+        let ours = try fileBytes(keychainPath) + fileBytes(keychainPath + "-wal")
+        rows.append(ResultRow(figure: "file size per 1000 items", items: items, value: Double(ours) / Double(max(items, 1)) * 1000 / 1024,
+                              unit: "KiB", floor: ("floor table", Double(floorBytes) / Double(max(items, 1)) * 1000 / 1024)))
+    }
+
+    private func averageRowBytes() throws -> Int {
+        let sizes = try fileBytes(keychainPath) + fileBytes(keychainPath + "-wal")
+        return max(64, min(4096, sizes / max(items, 1) / 2))
+    }
+
+    private func fileBytes(_ path: String) throws -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+}
+
+/// Worker-process entry points, run as `keychain-bench --worker <mode>`.
+enum Worker {
+    static func run(mode: String, items: Int, count: Int) {
+        var generator = SplitMix(seed: UInt64(getpid()))
+        switch mode {
+        case "lookups":
+            var samples = Samples()
+            for _ in 0..<count {
+                let query = Workload.keyQuery(Int(generator.next() % UInt64(items)), returning: kSecReturnData) as CFDictionary
+                var result: CFTypeRef?
+                samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+            }
+            print(samples.nanoseconds.map(String.init).joined(separator: " "))
+        case "open-and-lookups":
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try? Keychain.openDefault()
+            let opened = DispatchTime.now().uptimeNanoseconds - start
+            for _ in 0..<count {
+                let query = Workload.keyQuery(Int(generator.next() % UInt64(items)), returning: kSecReturnData) as CFDictionary
+                var result: CFTypeRef?
+                expect(SecItemCopyMatching(query, &result), errSecSuccess)
+            }
+            print("\(opened) \(Processes.selfMaxRSSKiB)")
+        default:
+            log("unknown worker mode \(mode)")
+            exit(2)
+        }
+    }
+}
+
+/// Samples gathered from several threads.
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [UInt64] = []
+    func add(_ more: [UInt64]) {
+        lock.lock()
+        values += more
+        lock.unlock()
+    }
+}
+
+/// Stops the run if an operation returned the wrong status: figures of failing calls mean nothing.
+func expect(_ status: OSStatus, _ expected: OSStatus) {
+    if status != expected {
+        log("unexpected status \(status) (expected \(expected))")
+        exit(1)
+    }
+}
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("keychain-bench: \(message)\n".utf8))
+}

@@ -1,0 +1,130 @@
+import COpenSSL
+import CSQLite
+import Foundation
+
+/// The floor every figure is divided by, measured in the same run: raw SQLite with the keychain's
+/// journal and sync settings, plus one AES-256-GCM operation on as many bytes as a keychain row
+/// holds. Nothing here is keyed, validated or access-checked: it is the least any encrypted
+/// store must do.
+final class Floor {
+    private let db: OpaquePointer
+    private let blobSize: Int
+    private let key = [UInt8](repeating: 7, count: 32)
+    private let nonce = [UInt8](repeating: 9, count: 12)
+    private let sealed: [UInt8]
+    private var select: OpaquePointer?
+    private var insert: OpaquePointer?
+    private var update: OpaquePointer?
+    private var delete: OpaquePointer?
+
+    /// A floor table of `items` rows whose blobs have `blobSize` bytes.
+    init(path: String, items: Int, blobSize: Int) {
+        self.blobSize = blobSize
+        var handle: OpaquePointer?
+        sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        db = handle!
+        sealed = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 1, count: blobSize))
+        exec("PRAGMA journal_mode = WAL")
+        exec("PRAGMA synchronous = FULL")
+        exec("CREATE TABLE IF NOT EXISTS floor (rowid INTEGER PRIMARY KEY AUTOINCREMENT, pk BLOB NOT NULL UNIQUE, blob BLOB)")
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(db, "INSERT INTO floor(pk, blob) VALUES (?, ?)", -1, &statement, nil)
+        exec("BEGIN")
+        for index in 0..<items {
+            bind(statement, Floor.key(index), sealed)
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+            if index % 50_000 == 49_999 {
+                exec("COMMIT")
+                exec("BEGIN")
+            }
+        }
+        exec("COMMIT")
+        sqlite3_finalize(statement)
+        sqlite3_prepare_v2(db, "SELECT blob FROM floor WHERE pk = ?", -1, &select, nil)
+        sqlite3_prepare_v2(db, "INSERT INTO floor(pk, blob) VALUES (?, ?)", -1, &insert, nil)
+        sqlite3_prepare_v2(db, "UPDATE floor SET blob = ? WHERE pk = ?", -1, &update, nil)
+        sqlite3_prepare_v2(db, "DELETE FROM floor WHERE pk = ?", -1, &delete, nil)
+    }
+
+    deinit {
+        for statement in [select, insert, update, delete] { sqlite3_finalize(statement) }
+        sqlite3_close_v2(db)
+    }
+
+    /// The 32-byte key of row `index` (like the keychain's primary-key token).
+    static func key(_ index: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        withUnsafeBytes(of: UInt64(index).bigEndian) { bytes.replaceSubrange(24..<32, with: $0) }
+        bytes[0] = 0xA5
+        return bytes
+    }
+
+    /// Point SELECT on the unique index plus one decrypt.
+    func lookup(_ index: Int) {
+        sqlite3_bind_blob(select, 1, Floor.key(index), 32, nil)
+        if sqlite3_step(select) == SQLITE_ROW {
+            let count = Int(sqlite3_column_bytes(select, 0))
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(select, 0), count: count))
+            _ = Floor.gcm(encrypt: false, key: key, nonce: nonce, input: bytes)
+        }
+        sqlite3_reset(select)
+    }
+
+    /// One committed INSERT plus one encrypt.
+    func add(_ index: Int) {
+        let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 2, count: blobSize))
+        exec("BEGIN IMMEDIATE")
+        bind(insert, Floor.key(index), blob)
+        sqlite3_step(insert)
+        sqlite3_reset(insert)
+        exec("COMMIT")
+    }
+
+    /// One committed UPDATE by key plus one encrypt.
+    func update(_ index: Int) {
+        let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 3, count: blobSize))
+        exec("BEGIN IMMEDIATE")
+        bind(update, blob, Floor.key(index))
+        sqlite3_step(update)
+        sqlite3_reset(update)
+        exec("COMMIT")
+    }
+
+    /// One committed DELETE by key.
+    func delete(_ index: Int) {
+        exec("BEGIN IMMEDIATE")
+        sqlite3_bind_blob(delete, 1, Floor.key(index), 32, nil)
+        sqlite3_step(delete)
+        sqlite3_reset(delete)
+        exec("COMMIT")
+    }
+
+    private func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
+
+    private func bind(_ statement: OpaquePointer?, _ first: [UInt8], _ second: [UInt8]) {
+        sqlite3_bind_blob(statement, 1, first, Int32(first.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        sqlite3_bind_blob(statement, 2, second, Int32(second.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+    }
+
+    /// One AES-256-GCM operation (context set-up included, as any caller pays it).
+    static func gcm(encrypt: Bool, key: [UInt8], nonce: [UInt8], input: [UInt8]) -> [UInt8] {
+        let context = EVP_CIPHER_CTX_new()
+        defer { EVP_CIPHER_CTX_free(context) }
+        var output = [UInt8](repeating: 0, count: input.count + 16)
+        var length: Int32 = 0
+        if encrypt {
+            EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
+            EVP_EncryptUpdate(context, &output, &length, input, Int32(input.count))
+            EVP_EncryptFinal_ex(context, &output[Int(length)], &length)
+            return output
+        }
+        let body = max(0, input.count - 16)
+        EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce)
+        EVP_DecryptUpdate(context, &output, &length, input, Int32(body))
+        var tag = Array(input.suffix(16))
+        EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &tag)
+        EVP_DecryptFinal_ex(context, &output[Int(length)], &length)
+        return Array(output.prefix(body))
+    }
+}

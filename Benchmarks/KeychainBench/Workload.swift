@@ -1,0 +1,61 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// The items a benchmark keychain holds: realistic generic passwords with 8–64 byte secrets.
+enum Workload {
+    static func service(_ index: Int) -> String { "com.example.app\(index % 100)" }
+    static func account(_ index: Int) -> String { "user\(index)@example.com" }
+    static func tier(_ index: Int) -> String { "tier-\(index % 1000)" }
+
+    /// A deterministic secret of 8–64 bytes.
+    static func secret(_ index: Int) -> Data {
+        var generator = SplitMix(seed: UInt64(index))
+        let length = 8 + Int(generator.next() % 57)
+        return Data((0..<length).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+    }
+
+    /// Fills the keychain at `path` with items 0..<count through the engine's bulk add.
+    static func populate(path: String, count: Int) throws {
+        let keychain = try Keychain.open(path: path)
+        let context = AccessContext(accessGroups: [AccessContext.defaultGroup])
+        var start = 0
+        while start < count {
+            let end = min(count, start + 10_000)
+            let requests = (start..<end).map { index -> ItemRequest in
+                var request = ItemRequest(itemClass: .genericPassword)
+                request.attributes["svce"] = .string(service(index))
+                request.attributes["acct"] = .string(account(index))
+                request.attributes["labl"] = .string("Account \(index)")
+                request.attributes["desc"] = .string(tier(index))
+                request.secret = secret(index)
+                return request
+            }
+            try keychain.add(contentsOf: requests, context: context)
+            start = end
+        }
+    }
+
+    /// The `SecItemCopyMatching` query for item `index`'s primary key.
+    static func keyQuery(_ index: Int, returning key: CFString) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service(index),
+            kSecAttrAccount as String: account(index),
+            key as String: true,
+        ]
+    }
+}
+
+/// A small deterministic generator (SplitMix64).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,34 @@
+// keychain-bench: every SecItem operation measured against a floor taken in the same run.
+//
+//   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE]
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+
+if let mode = option("--worker") {
+    Worker.run(mode: mode, items: Int(option("--items") ?? "") ?? 1000, count: Int(option("--count") ?? "") ?? 1000)
+    exit(0)
+}
+
+let maxItems = Int(option("--max-items") ?? "") ?? 1_000_000
+let lookups = Int(option("--lookups") ?? "") ?? 2000
+let sizes = [1_000, 100_000, 1_000_000].filter { $0 <= maxItems }
+var rows: [ResultRow] = []
+for size in sizes {
+    var benchmark = Benchmark(items: size, lookups: lookups)
+    do {
+        try benchmark.run()
+    } catch {
+        log("run at \(size) items failed: \(error)")
+        exit(1)
+    }
+    rows += benchmark.rows
+    Report.printTable(benchmark.rows)
+}
+if let path = option("--json") {
+    Report.writeJSON(rows, to: path)
+}
