@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "Security", targets: ["Security"]),
         .executable(name: "security", targets: ["SecurityTool"]),
+        .executable(name: "keychain-bench", targets: ["KeychainBench"]),
+        .executable(name: "bench-hello", targets: ["BenchHello"]),
     ],
     targets: [
         // System libraries: Debian's libsqlite3-dev and libssl-dev.
@@ -55,6 +57,17 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // The benchmark (`swift run -c release keychain-bench`) and its process floor.
+        .executableTarget(
+            name: "KeychainBench",
+            dependencies: ["Security", "KeychainCore", "CSQLite", "COpenSSL"],
+            path: "Benchmarks/KeychainBench"
+        ),
+        .executableTarget(
+            name: "BenchHello",
+            path: "Benchmarks/BenchHello"
+        ),
+
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore"],
@@ -67,7 +80,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityCLITests",
-            dependencies: ["SecurityCLI"],
+            dependencies: ["SecurityCLI", "SecurityTool"],
             swiftSettings: strictFlags
         ),
     ],

@@ -1,0 +1,65 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// `dump-keychain [-adi] [-o file] [keychain...]`: every item of the keychains (the default
+/// keychain when none is named), of every class, in the dump format; with `-d` each item's secret
+/// follows as a `data:` line and the secret in the dump-value form.
+///
+/// `-a` reports that items have no (macOS-style) access control list; `-i` is accepted (there
+/// is nothing to edit); `-r` (raw encrypted data) is not implemented. `-o` writes the dump to a
+/// new file, readable only by its owner, instead of standard output.
+enum DumpKeychainCommand {
+    /// Runs the command.
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let parser = OptionParser("adhiro:")
+        let scan = parser.parse(invocation.arguments)
+        var showData = false
+        var showAccess = false
+        var outputPath: String?
+        for element in scan.elements {
+            switch element {
+            case .option("d", _): showData = true
+            case .option("a", _): showAccess = true
+            case .option("i", _): break
+            case .option("o", let path): outputPath = path
+            case .option("r", _): throw ToolError.failed(result: errSecUnimplemented, message: rawDataMessage)
+            default: throw parser.usageError(for: element)
+            }
+        }
+
+        let keychains = try KeychainSession.searchList(scan.operands)
+        let context = try KeychainSession.context(api: "SecKeychainSearchCreateFromAttributes")
+        var dump: [UInt8] = []
+        defer { SecretWiping.wipe(&dump) }
+        for keychain in keychains {
+            let items: [ItemResult]
+            do {
+                items = try keychain.allItems(context: context, includingData: showData)
+            } catch {
+                throw ToolError.api("SecKeychainSearchCopyNext", error)
+            }
+            for item in items {
+                dump += ItemPrinter.render(item, keychainPath: keychain.path, includeData: showData)
+                if showAccess { dump += Array("no access control for this item\n".utf8) }
+            }
+        }
+        if let outputPath {
+            try write(dump, to: outputPath)
+        } else {
+            invocation.console.writeOutput(dump)
+        }
+        return 0
+    }
+
+    private static let rawDataMessage = "security: dump-keychain: -r: " + ToolError.text(for: errSecUnimplemented) + "\n"
+
+    /// Writes the dump to a new file (mode 0600: it may hold secrets).
+    private static func write(_ bytes: [UInt8], to path: String) throws {
+        let created = FileManager.default.createFile(
+            atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
+        guard created else {
+            throw ToolError.failed(result: 1, message: "security: dump-keychain: could not write \(path)\n")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// `find-generic-password` and `find-internet-password`.
+///
+/// Prints the first matching item's attributes (stdout); with `-g` also `password: "..."` on
+/// standard error; with `-w` only the password and a newline (lowercase hex if any byte is not
+/// printable). Nothing matching is errSecItemNotFound, exit status 44, with
+/// `security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.`
+enum FindPasswordCommand {
+    /// Runs the command.
+    static func run(_ invocation: Invocation, kind: PasswordKind) throws -> Int32 {
+        let options = try PasswordItemOptions.parse(invocation.arguments, kind: kind, operation: .find)
+        let keychains = try KeychainSession.searchList(options.keychains)
+        let wantsPassword = options.showPassword || options.passwordOnly
+        var request = options.searchRequest(kind)
+        request.returns = wantsPassword ? [.attributes, .data] : [.attributes]
+        let (item, keychain) = try PasswordSearch.first(request, in: keychains)
+
+        var password = [UInt8](item.data ?? Data())
+        defer { SecretWiping.wipe(&password) }
+        if options.passwordOnly {
+            invocation.console.writeOutput(ByteFormat.passwordOnly(password) + [UInt8(ascii: "\n")])
+            return 0
+        }
+        invocation.console.writeOutput(ItemPrinter.render(item, keychainPath: keychain.path))
+        if options.showPassword {
+            invocation.console.error("password: " + ByteFormat.dumpValue(password) + "\n")
+        }
+        return 0
+    }
+}
+
+/// The search the find and delete commands share: the first item matching in the first keychain
+/// of the list that has one.
+enum PasswordSearch {
+    /// The API name macOS reports search failures under.
+    static let api = "SecKeychainSearchCopyNext"
+
+    /// The first match and its keychain.
+    ///
+    /// - Throws: `ToolError.status(errSecItemNotFound, SecKeychainSearchCopyNext)` when no
+    ///   keychain has a match; other search failures under the same API name.
+    static func first(_ request: ItemRequest, in keychains: [Keychain]) throws -> (ItemResult, Keychain) {
+        let context = try KeychainSession.context(api: api)
+        for keychain in keychains {
+            do {
+                if let item = try keychain.search(request, context: context).first {
+                    return (item, keychain)
+                }
+            } catch let error as KeychainError where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw ToolError.api(api, error)
+            }
+        }
+        throw ToolError.status(errSecItemNotFound, api: api)
+    }
+}

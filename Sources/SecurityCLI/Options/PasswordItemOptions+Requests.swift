@@ -1,0 +1,116 @@
+import Foundation
+import KeychainCore
+
+extension PasswordItemOptions {
+    /// The authentication type an added internet password gets without `-t`.
+    static let defaultAuthenticationType = "dflt"
+
+    /// The search macOS's `find_first_generic_password` / `find_first_internet_password` runs.
+    ///
+    /// When the item's whole primary key is given (account and service for generic passwords;
+    /// account, security domain, server, protocol, authentication type, port and path for
+    /// internet passwords), only the key is searched and the other criteria are ignored.
+    func searchRequest(_ kind: PasswordKind) -> ItemRequest {
+        var request = ItemRequest(itemClass: kind.itemClass)
+        let primaryKeyOnly: Bool
+        switch kind {
+        case .generic:
+            primaryKeyOnly = account != nil && serviceOrServer != nil
+        case .internet:
+            primaryKeyOnly = account != nil && securityDomain != nil && serviceOrServer != nil && protocolCode != nil
+                && authenticationType != nil && port != 0 && path != nil
+        }
+        if !primaryKeyOnly {
+            request.attributes["crtr"] = creator.map { .integer(Int64($0.packed)) }
+            request.attributes["type"] = type.map { .integer(Int64($0.packed)) }
+            request.attributes["desc"] = self.kind.map(AttributeValue.string)
+            request.attributes["icmt"] = comment.map(AttributeValue.string)
+            request.attributes["labl"] = label.map(AttributeValue.string)
+            if kind == .generic { request.attributes["gena"] = genericValue.map(AttributeValue.string) }
+        }
+        request.attributes["acct"] = account.map(AttributeValue.string)
+        switch kind {
+        case .generic:
+            request.attributes["svce"] = serviceOrServer.map(AttributeValue.string)
+        case .internet:
+            request.attributes["srvr"] = serviceOrServer.map(AttributeValue.string)
+            request.attributes["sdmn"] = securityDomain.map(AttributeValue.string)
+            request.attributes["path"] = path.map(AttributeValue.string)
+            request.attributes["port"] = port == 0 ? nil : .integer(Int64(port))
+            request.attributes["ptcl"] = protocolCode.map { .string($0.text) }
+            request.attributes["atyp"] = authenticationType.map { .string($0.text) }
+        }
+        request.matchLimit = .one
+        return request
+    }
+
+    /// The options an add with `-U` searches with: macOS passes the defaulted label (and, for
+    /// internet passwords, the defaulted authentication type) to its search.
+    func updateSearchOptions(_ kind: PasswordKind) -> PasswordItemOptions {
+        var search = self
+        search.label = label ?? serviceOrServer
+        if kind == .internet, authenticationType == nil {
+            search.authenticationType = try? FourCharacterCode(parsing: Self.defaultAuthenticationType)
+        }
+        return search
+    }
+
+    /// The attributes of a new item (without its secret): the label defaults to the service or
+    /// server, an internet password's authentication type to `dflt` and its port to 0.
+    func addRequest(_ kind: PasswordKind) -> ItemRequest {
+        var request = ItemRequest(itemClass: kind.itemClass)
+        request.attributes = itemAttributes(kind)
+        if kind == .internet {
+            request.attributes["port"] = .integer(Int64(port))
+        }
+        return request
+    }
+
+    /// What `-U` changes on an existing item: every attribute given, the defaulted label, and the
+    /// password when one was given.
+    func changes(_ kind: PasswordKind) -> ItemChanges {
+        var changes = ItemChanges()
+        changes.attributes = itemAttributes(kind)
+        if kind == .internet, port != 0 {
+            changes.attributes["port"] = .integer(Int64(port))
+        }
+        return changes
+    }
+
+    /// The attributes an add or update writes, apart from the port.
+    private func itemAttributes(_ kind: PasswordKind) -> [String: AttributeValue] {
+        var attributes: [String: AttributeValue] = [:]
+        attributes["labl"] = (label ?? serviceOrServer).map(AttributeValue.string)
+        attributes["desc"] = self.kind.map(AttributeValue.string)
+        attributes["icmt"] = comment.map(AttributeValue.string)
+        attributes["acct"] = account.map(AttributeValue.string)
+        attributes["crtr"] = creator.map { .integer(Int64($0.packed)) }
+        attributes["type"] = type.map { .integer(Int64($0.packed)) }
+        switch kind {
+        case .generic:
+            attributes["svce"] = serviceOrServer.map(AttributeValue.string)
+            attributes["gena"] = genericValue.map(AttributeValue.string)
+        case .internet:
+            attributes["srvr"] = serviceOrServer.map(AttributeValue.string)
+            attributes["sdmn"] = securityDomain.map(AttributeValue.string)
+            attributes["path"] = path.map(AttributeValue.string)
+            attributes["ptcl"] = protocolCode.map { .string($0.text) }
+            attributes["atyp"] = .string(authenticationType?.text ?? Self.defaultAuthenticationType)
+        }
+        return attributes
+    }
+}
+
+extension ItemRequest {
+    /// A request that matches exactly the stored item `result` describes: its whole primary key,
+    /// access group and synchronizable flag included (macOS acts on the one item it found).
+    static func exactly(_ result: ItemResult) -> ItemRequest {
+        var request = ItemRequest(itemClass: result.itemClass)
+        let attributes = result.attributes ?? [:]
+        for attribute in AttributeCatalog.primaryKey(of: result.itemClass) where attribute.name != "sync" {
+            request.attributes[attribute.name] = attributes[attribute.name] ?? attribute.emptyValue
+        }
+        request.synchronizable = .only(attributes["sync"]?.integerValue == 1)
+        return request
+    }
+}

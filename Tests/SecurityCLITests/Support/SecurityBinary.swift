@@ -1,0 +1,104 @@
+import Foundation
+
+/// What one run of the built `security` binary produced.
+struct ToolRun: Sendable {
+    /// The exit status.
+    let status: Int32
+    /// Standard output, as bytes.
+    let outputBytes: [UInt8]
+    /// Standard error, as text.
+    let error: String
+
+    /// Standard output, as text.
+    var output: String { String(decoding: outputBytes, as: UTF8.self) }
+}
+
+/// Runs the real `security` executable that `swift test` builds next to the test bundle, each
+/// time in a private keychain directory (`XDG_DATA_HOME` set in the child's environment only).
+final class SecurityBinary: Sendable {
+    /// The temporary `XDG_DATA_HOME` of this instance.
+    let home: String
+    /// Where the default keychain of this instance lives.
+    var defaultKeychainPath: String { home + "/swift-keychain/login.keychain-db" }
+
+    init() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("security-cli-tests")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        home = base.appendingPathComponent(UUID().uuidString).path
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: home)
+    }
+
+    /// The built executable: next to the test bundle (the directory of `CommandLine.arguments[0]`
+    /// or of the main bundle).
+    static let executableURL: URL = {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for directory in candidates {
+            let url = directory.appendingPathComponent("security")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        fatalError("the security executable was not built next to the tests (looked in \(candidates))")
+    }()
+
+    /// Starts the tool; `finish` waits for it.
+    func start(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> RunningTool {
+        try RunningTool(arguments, input: input.map { Array($0.utf8) } ?? [], home: home, extra: extra)
+    }
+
+    /// Runs the tool to completion.
+    func run(_ arguments: String..., input: String? = nil) throws -> ToolRun {
+        try start(arguments, input: input).finish()
+    }
+
+    /// Runs the tool to completion with an argument array.
+    func run(arguments: [String], input: String? = nil) throws -> ToolRun {
+        try start(arguments, input: input).finish()
+    }
+}
+
+/// A started `security` process whose streams are temporary files (no pipe can fill up).
+final class RunningTool {
+    private let process = Process()
+    private let directory: URL
+
+    init(_ arguments: [String], input: [UInt8], home: String, extra: [String: String]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("security-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let inputURL = directory.appendingPathComponent("stdin")
+        try Data(input).write(to: inputURL)
+        try Data().write(to: directory.appendingPathComponent("stdout"))
+        try Data().write(to: directory.appendingPathComponent("stderr"))
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        environment["KEYCHAIN_ENTITLEMENTS"] = nil
+        environment.merge(extra) { $1 }
+        process.executableURL = SecurityBinary.executableURL
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: home)
+        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        process.standardOutput = try FileHandle(forWritingTo: directory.appendingPathComponent("stdout"))
+        process.standardError = try FileHandle(forWritingTo: directory.appendingPathComponent("stderr"))
+        try process.run()
+    }
+
+    /// Waits for the process and collects what it wrote.
+    func finish() throws -> ToolRun {
+        process.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Data(contentsOf: directory.appendingPathComponent("stdout"))
+        let error = try Data(contentsOf: directory.appendingPathComponent("stderr"))
+        return ToolRun(
+            status: process.terminationStatus, outputBytes: [UInt8](output),
+            error: String(decoding: error, as: UTF8.self))
+    }
+}
