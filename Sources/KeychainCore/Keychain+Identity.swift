@@ -52,9 +52,6 @@ extension Keychain {
 
     /// `SecItemCopyMatching` for `kSecClassIdentity`.
     func searchIdentities(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult] {
-        if request.returns.contains(.reference) {
-            throw KeychainError(.unimplemented, "SecIdentity references arrive with the certificate and key support")
-        }
         let results: [ItemResult] = try store.withConnection { connection in
             try connection.readTransaction {
                 try identityPairs(request, context: context, in: connection, limit: limit).compactMap { pair in

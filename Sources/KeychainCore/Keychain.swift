@@ -85,8 +85,10 @@ public final class Keychain: Sendable {
     /// - Returns: at least one result.
     /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`, storage errors.
     public func search(_ request: ItemRequest, context: AccessContext) throws -> [ItemResult] {
+        try requireReferenceSupport(request)
         try checkSearchEntitlements(request, context: context)
         let limit = (request.matchLimit ?? .one).maximum
+        if limit == 0 { throw KeychainError(.itemNotFound, "a match limit of 0 matches nothing") }
         if request.itemClass == .identity {
             return try searchIdentities(request, context: context, limit: limit)
         }
@@ -102,6 +104,16 @@ public final class Keychain: Sendable {
         }
         guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
         return results
+    }
+
+    /// `kSecReturnRef` for a class whose items are objects (`SecKey`, `SecCertificate`,
+    /// `SecIdentity`) needs those objects, which arrive with issue 4: until then such a request is
+    /// `errSecUnimplemented`, not a success without the object the caller goes on to use.
+    func requireReferenceSupport(_ request: ItemRequest) throws {
+        if request.returns.contains(.reference) && request.itemClass.hasReferenceType {
+            throw KeychainError(
+                .unimplemented, "kSecReturnRef for \(request.itemClass.constantName) arrives with the certificate and key support")
+        }
     }
 
     // MARK: - SecItemUpdate

@@ -16,6 +16,8 @@ enum RequestBridge {
 
     /// One value, classified by its Foundation type.
     static func value(_ value: Any) -> RequestValue {
+        // Data first: bridging it to NSData and back copies byte by byte on Linux Foundation.
+        if let data = value as? Data { return .data(data) }
         let object = value as AnyObject
         switch object {
         case let control as SecAccessControl:
@@ -25,7 +27,7 @@ enum RequestBridge {
         case let string as NSString:
             return .string(String(string))
         case let data as NSData:
-            return .data(Data(referencing: data))
+            return .data(Data(bytes: data.bytes, count: data.length))
         case let date as NSDate:
             return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate))
         case is NSNull:

@@ -11,6 +11,10 @@ enum ProcessKeychain {
 
 /// Adds an item to the keychain (`SecItemAdd`).
 ///
+/// The four SecItem functions are `@discardableResult`, as every C function imported into Swift
+/// is on Apple platforms: client code calls `SecItemDelete(query as CFDictionary)` without using
+/// the status, and must compile here without warnings.
+///
 /// The dictionary holds `kSecClass`, attributes, `kSecValueData`, and optionally `kSecReturn…`
 /// keys. Omitted primary-key attributes take their empty defaults; the access group defaults to
 /// the process's first group; accessibility to `kSecAttrAccessibleWhenUnlocked` (certificates:
@@ -20,6 +24,7 @@ enum ProcessKeychain {
 ///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key, spec D1);
 ///   `errSecNoSuchClass`; `errSecMissingEntitlement` for an access group the process lacks;
 ///   `errSecAuthFailed` for `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` without a passcode.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(attributes), for: .add)
@@ -40,6 +45,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam`, `errSecNoSuchClass`,
 ///   `errSecMissingEntitlement`, `errSecUnimplemented` (trust-based certificate searches).
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .copyMatching)
@@ -56,6 +62,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: `errSecSuccess`; `errSecItemNotFound`; `errSecDuplicateItem` when a change would
 ///   collide with another item's primary key (nothing is changed); `errSecParam` for `kSecMatch…`
 ///   or `kSecReturn…` keys in the query (spec D11) or an invalid change.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .update)
@@ -70,6 +77,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` (any `kSecMatch…` key),
 ///   `errSecMissingEntitlement`.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .delete)

@@ -13,7 +13,9 @@ import Testing
 
         let winners = runs.indices.filter { runs[$0].status == 0 }
         #expect(winners.count == 1)
-        #expect(runs.filter { $0.status == 45 }.count == count - 1)
+        #expect(
+            runs.filter { $0.status == 45 }.count == count - 1,
+            "statuses and errors: \(runs.map { "\($0.status) \($0.error)" })")
         for run in runs where run.status == 45 {
             #expect(
                 run.error

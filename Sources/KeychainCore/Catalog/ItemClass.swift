@@ -17,6 +17,12 @@ public enum ItemClass: String, CaseIterable, Sendable {
     /// Whether items of this class are rows in the store (every class but identity).
     public var isStored: Bool { self != .identity }
 
+    /// Whether `kSecReturnRef` returns an object for items of this class (`SecKey`,
+    /// `SecCertificate`, `SecIdentity`); passwords have no reference type (spec D12).
+    public var hasReferenceType: Bool {
+        self == .key || self == .certificate || self == .identity
+    }
+
     /// The accessibility an add gets when it names none (spec D9).
     public var defaultProtection: Protection {
         self == .certificate ? .always : .whenUnlocked

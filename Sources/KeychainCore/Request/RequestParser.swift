@@ -176,6 +176,7 @@ public enum RequestParser {
             switch value {
             case .string("m_LimitOne"): request.matchLimit = .one
             case .string("m_LimitAll"): request.matchLimit = .all
+            case .integer(1): request.matchLimit = .one  // Apple: only a limit of exactly one gives a bare object
             case .integer(let count): request.matchLimit = count < 0 ? .all : .count(Int(clamping: count))
             default: throw KeychainError.param("kSecMatchLimit must be kSecMatchLimitOne, kSecMatchLimitAll or a number")
             }

@@ -1,0 +1,249 @@
+import Foundation
+import Security
+import Testing
+
+/// Runs the seeds' Swift snippets (copied verbatim into SeedSnippets/) and checks the statuses
+/// and results the seeds describe.
+@Suite("Seed snippets")
+struct SeedSnippetTests {
+    // MARK: Seed 000
+
+    @Test("Seed 000 addLicenseKey: adds once, then reports errSecDuplicateItem for the caller to update")
+    func addLicenseKeySnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(addLicenseKey(Data("KEY-1".utf8)) == errSecSuccess)
+            #expect(addLicenseKey(Data("KEY-2".utf8)) == errSecDuplicateItem)
+            let license = try #require(try describeLicense())
+            #expect(license[kSecValueData as String] as? Data == Data("KEY-1".utf8))
+            #expect(license[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String)
+        }
+    }
+
+    @Test("Seed 000 describeLicense: nil when absent; account, service, dates, accessibility, sync flag and data when present")
+    func describeLicenseSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(try describeLicense() == nil)
+            #expect(addLicenseKey(Data("KEY".utf8)) == errSecSuccess)
+            let license = try #require(try describeLicense())
+            #expect(license["acct"] as? String == "license")
+            #expect(license["svce"] as? String == "com.example.editor")
+            #expect(license[kSecAttrCreationDate as String] is Date)
+            #expect(license[kSecAttrModificationDate as String] is Date)
+            #expect(license[kSecAttrAccessible as String] as? String == "cku")
+            #expect(number(license[kSecAttrSynchronizable as String]) == kCFBooleanFalse)
+            #expect(license[kSecValueData as String] as? Data == Data("KEY".utf8))
+        }
+    }
+
+    @Test("Seed 000 hidden: a web login stored as a generic password is not an internet password")
+    func hiddenSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(SecItemAdd(Seed000HiddenExample().hidden as CFDictionary, nil) == errSecSuccess)
+            let asWebCredential: Query = [
+                kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "forum.example.org",
+            ]
+            #expect(copyMatching(asWebCredential).status == errSecItemNotFound)
+            #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "forum.example.org"]) == 1)
+        }
+    }
+
+    @Test("Seed 000 webLogin: an internet password with the seven-attribute key")
+    func webLoginSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(SecItemAdd(webLogin(user: "rhea", secret: Data("pw".utf8)) as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(webLogin(user: "rhea", secret: Data("other".utf8)) as CFDictionary, nil) == errSecDuplicateItem)
+            #expect(SecItemAdd(webLogin(user: "theo", secret: Data("pw2".utf8)) as CFDictionary, nil) == errSecSuccess)
+            let query: Query = [
+                kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "forum.example.org",
+                kSecAttrAccount as String: "rhea",
+            ]
+            #expect(secret(query) == Data("pw".utf8))
+            let stored = try #require(attributes(query))
+            #expect(stored["ptcl"] as? String == "htps")
+            #expect(number(stored["port"]) == 443)
+            #expect(stored["nleg"] == nil)
+        }
+    }
+
+    @Test("Seed 000 upsert: adds, then updates on errSecDuplicateItem, and throws the status otherwise")
+    func upsertSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            let match: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "svc",
+                kSecAttrAccount as String: "acct",
+            ]
+            try upsert(match: match, payload: [kSecValueData as String: Data("one".utf8)])
+            try upsert(match: match, payload: [
+                kSecValueData as String: Data("two".utf8),
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+            ])
+            #expect(count(match) == 1)
+            #expect(secret(match) == Data("two".utf8))
+            #expect(attributes(match)?[kSecAttrAccessible as String] as? String == "ck")
+            #expect(throws: KeychainError(status: errSecParam)) {
+                try upsert(match: match, payload: [kSecValueData as String: "not data"])
+            }
+        }
+    }
+
+    @Test("Seed 000 promoteWebLogins: generic passwords become internet passwords, the old items go")
+    func promoteWebLoginsSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(add(newGenericPassword(service: "forum.example.org", account: "rhea", secret: "r-pw")) == errSecSuccess)
+            #expect(add(newGenericPassword(service: "forum.example.org", account: "theo", secret: "t-pw")) == errSecSuccess)
+            let existing: Query = [
+                kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "forum.example.org",
+                kSecAttrProtocol as String: kSecAttrProtocolHTTPS, kSecAttrAccount as String: "theo",
+                kSecValueData as String: Data("stale".utf8),
+            ]
+            #expect(add(existing) == errSecSuccess)
+            try promoteWebLogins(oldService: "forum.example.org", host: "forum.example.org")
+            #expect(count([kSecClass as String: kSecClassGenericPassword]) == 0)
+            let internet: Query = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "forum.example.org"]
+            #expect(count(internet) == 2)
+            #expect(secret(merged(internet, [kSecAttrAccount as String: "rhea"])) == Data("r-pw".utf8))
+            #expect(secret(merged(internet, [kSecAttrAccount as String: "theo"])) == Data("t-pw".utf8))
+            try promoteWebLogins(oldService: "forum.example.org", host: "forum.example.org")
+            #expect(count(internet) == 2)
+        }
+    }
+
+    @Test("Seed 000 key snippets compile; SecKeyCreateRandomKey reports errSecUnimplemented until issue 4")
+    func keySnippets() throws {
+        // Issue 4 (keys over OpenSSL) makes both return keys; until then the CFError is thrown.
+        for make in [Seed000Keys().makeReceiptSigningKey, Seed000Keys().makeEnclaveKey] {
+            do {
+                _ = try make()
+                Issue.record("SecKeyCreateRandomKey returned a key; update this test for issue 4")
+            } catch let error as NSError {
+                #expect(error.domain == kCFErrorDomainOSStatus as String)
+                #expect(error.code == Int(errSecUnimplemented))
+            }
+        }
+    }
+
+    @Test("Seed 000 storeServerRoot compiles; SecCertificateCreateWithData gives nil until issue 4, so errSecParam")
+    func storeServerRootSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            // Issue 4 (certificates) makes this store the certificate.
+            #expect(throws: KeychainError(status: errSecParam)) {
+                try storeServerRoot(der: Data([0x30, 0x03, 0x02, 0x01, 0x01]))
+            }
+            #expect(count([kSecClass as String: kSecClassCertificate]) == 0)
+        }
+    }
+
+    @Test("Seed 000 importClientIdentity compiles; SecPKCS12Import is errSecUnimplemented until issue 4")
+    func importClientIdentitySnippet() throws {
+        // Issue 4 (PKCS#12) makes this return an identity for a valid file.
+        #expect(throws: KeychainError(status: errSecUnimplemented)) {
+            _ = try importClientIdentity(p12: Data([0x30, 0x00]), password: "secret")
+        }
+    }
+
+    // MARK: Seed 003
+
+    @Test("Seed 003 quick reference: add, read, update, read, delete")
+    func quickReference() throws {
+        try TemporaryKeychain.run { _ in
+            let seed = Seed003()
+            #expect(seed.addGenericPassword() == errSecSuccess)
+            #expect(seed.addGenericPassword() == errSecDuplicateItem)
+            let (readStatus, data) = seed.readGenericPassword()
+            #expect(readStatus == errSecSuccess)
+            #expect(data == "secret".data(using: .utf8))
+            #expect(seed.updateGenericPassword() == errSecSuccess)
+            #expect(seed.readGenericPassword().1 == "newSecret".data(using: .utf8))
+            #expect(seed.deleteGenericPassword() == errSecSuccess)
+            #expect(seed.readGenericPassword().0 == errSecItemNotFound)
+            #expect(seed.updateGenericPassword() == errSecItemNotFound)
+            #expect(seed.deleteGenericPassword() == errSecItemNotFound)
+        }
+    }
+
+    @Test("Seed 003 access-control snippet: WhenPasscodeSetThisDeviceOnly without a passcode is errSecAuthFailed")
+    func accessControlSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(Seed003().createAccessControlAndAdd() == errSecAuthFailed)
+            #expect(count([kSecClass as String: kSecClassGenericPassword]) == 0)
+        }
+    }
+
+    @Test("Seed 003 OSStatus snippet: a failing add is reported with its message")
+    func interpretSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            let seed = Seed003()
+            #expect(seed.addAndInterpret(seed.syncQuery()) == errSecSuccess)
+            #expect(seed.addAndInterpret(seed.syncQuery()) == errSecDuplicateItem)
+        }
+    }
+
+    @Test("Seed 003 sharing snippet: the explicit group needs the entitlement")
+    func sharingSnippet() throws {
+        try TemporaryKeychain.run { environment in
+            let seed = Seed003()
+            #expect(SecItemAdd(seed.sharedQuery() as CFDictionary, nil) == errSecMissingEntitlement)
+            try environment.useEntitlements(.accessGroups("TEAMID.com.example.app", "TEAMID.com.example.shared"))
+            #expect(SecItemAdd(seed.sharedQuery() as CFDictionary, nil) == errSecSuccess)
+            let stored = attributes([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "shared-token"])
+            #expect(stored?[kSecAttrAccessGroup as String] as? String == "TEAMID.com.example.shared")
+        }
+    }
+
+    @Test("Seed 003 sync snippet: a synchronizable item, seen by default searches")
+    func syncSnippet() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(SecItemAdd(Seed003().syncQuery() as CFDictionary, nil) == errSecSuccess)
+            let stored = attributes([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "sync-token"])
+            #expect(number(stored?[kSecAttrSynchronizable as String]) == kCFBooleanTrue)
+        }
+    }
+
+    // MARK: Seed 004
+
+    @Test("Seed 004 saveToken and readToken: save replaces, read returns the latest")
+    func saveAndReadToken() throws {
+        try TemporaryKeychain.run { _ in
+            let seed = Seed004()
+            try seed.saveToken(token: "first", service: "com.example.api")
+            #expect(try seed.readToken(service: "com.example.api") == "first")
+            try seed.saveToken(token: "second", service: "com.example.api")
+            #expect(try seed.readToken(service: "com.example.api") == "second")
+            #expect(count([kSecClass as String: kSecClassGenericPassword]) == 1)
+            do {
+                _ = try seed.readToken(service: "com.example.missing")
+                Issue.record("readToken found a token that was never saved")
+            } catch Seed004.KeychainError.unexpectedStatus(let status) {
+                #expect(status == errSecItemNotFound)
+            }
+        }
+    }
+
+    @Test("Seed 004 saveWithBiometry: the item is stored with its access control, and saving again replaces it")
+    func saveWithBiometrySnippet() throws {
+        try TemporaryKeychain.run { _ in
+            let seed = Seed004()
+            try seed.saveWithBiometry(data: Data("one".utf8), key: "bio")
+            try seed.saveWithBiometry(data: Data("two".utf8), key: "bio")
+            let query: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bio"]
+            #expect(secret(query) == Data("two".utf8))
+            let stored = try #require(attributes(query))
+            #expect(stored[kSecAttrAccessible as String] as? String == "aku")
+            let expected = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)
+            #expect(stored[kSecAttrAccessControl as String] as? SecAccessControl == expected)
+        }
+    }
+
+    @Test("Seed 004 saveSharedToken: stored only when the process has the group")
+    func saveSharedTokenSnippet() throws {
+        try TemporaryKeychain.run { environment in
+            let seed = Seed004()
+            let query: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "shared_token"]
+            seed.saveSharedToken(token: Data("t".utf8))
+            #expect(count(query) == 0)
+            try environment.useEntitlements(.accessGroups("TEAMID.com.example.app", "group.com.example.shared"))
+            seed.saveSharedToken(token: Data("t".utf8))
+            #expect(secret(query) == Data("t".utf8))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Security
+
+/// The entitlements a test's process pretends to have (spec D15).
+enum TestEntitlements: Sendable {
+    /// `KEYCHAIN_ENTITLEMENTS` unset: the single access group `"default"`.
+    case none
+    /// An Apple-format `.entitlements` property list with these values (nil/empty are left out).
+    case groups(applicationIdentifier: String?, keychainAccessGroups: [String])
+    /// A property list written as given.
+    case propertyList(String)
+
+    /// Keychain access groups only, no application identifier.
+    static func accessGroups(_ groups: String...) -> TestEntitlements {
+        .groups(applicationIdentifier: nil, keychainAccessGroups: groups)
+    }
+
+    /// The file's contents, or nil for `.none`.
+    var fileContents: String? {
+        switch self {
+        case .none:
+            return nil
+        case .propertyList(let text):
+            return text
+        case .groups(let identifier, let groups):
+            var body = ""
+            if let identifier {
+                body += "    <key>application-identifier</key>\n    <string>\(identifier)</string>\n"
+            }
+            if !groups.isEmpty {
+                body += "    <key>keychain-access-groups</key>\n    <array>\n"
+                for group in groups { body += "        <string>\(group)</string>\n" }
+                body += "    </array>\n"
+            }
+            return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+                <plist version="1.0">
+                <dict>
+                \(body)</dict>
+                </plist>
+
+                """
+        }
+    }
+}
+
+/// Runs a test body against a keychain of its own.
+///
+/// The keychain location (`XDG_DATA_HOME`) and the entitlements (`KEYCHAIN_ENTITLEMENTS`) are
+/// process-wide environment variables, read by every SecItem call, while Swift Testing runs tests
+/// in parallel. `run` therefore holds one process-wide lock for the whole body, points
+/// `XDG_DATA_HOME` at a fresh temporary directory, sets or unsets `KEYCHAIN_ENTITLEMENTS`, and
+/// restores both (and removes the directory) afterwards. Every test in this target uses it.
+enum TemporaryKeychain {
+    /// What a running test can see of its environment.
+    final class Environment {
+        /// The temporary `XDG_DATA_HOME`.
+        let dataHome: URL
+        private var entitlementFiles = 0
+
+        init(dataHome: URL) { self.dataHome = dataHome }
+
+        /// The directory the keychain lives in (`$XDG_DATA_HOME/swift-keychain`).
+        var keychainDirectory: URL { dataHome.appendingPathComponent("swift-keychain") }
+
+        /// Switches the process's entitlements for the following SecItem calls. Each switch
+        /// writes a new file, so nothing cached for an earlier file applies.
+        func useEntitlements(_ entitlements: TestEntitlements) throws {
+            guard let contents = entitlements.fileContents else {
+                unsetenv("KEYCHAIN_ENTITLEMENTS")
+                return
+            }
+            entitlementFiles += 1
+            let file = dataHome.appendingPathComponent("app-\(entitlementFiles).entitlements")
+            try Data(contents.utf8).write(to: file)
+            setenv("KEYCHAIN_ENTITLEMENTS", file.path, 1)
+        }
+    }
+
+    private static let lock = NSLock()
+
+    /// Runs `body` with a fresh keychain and `entitlements`, serialized with every other test.
+    static func run<T>(
+        entitlements: TestEntitlements = .none, _ body: (Environment) throws -> T
+    ) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+
+        let savedDataHome = getenv("XDG_DATA_HOME").map { String(cString: $0) }
+        let savedEntitlements = getenv("KEYCHAIN_ENTITLEMENTS").map { String(cString: $0) }
+        let dataHome = FileManager.default.temporaryDirectory
+            .appendingPathComponent("swift-keychain-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dataHome, withIntermediateDirectories: true)
+        defer {
+            restore("XDG_DATA_HOME", savedDataHome)
+            restore("KEYCHAIN_ENTITLEMENTS", savedEntitlements)
+            try? FileManager.default.removeItem(at: dataHome)
+        }
+        setenv("XDG_DATA_HOME", dataHome.path, 1)
+        let environment = Environment(dataHome: dataHome)
+        try environment.useEntitlements(entitlements)
+        return try body(environment)
+    }
+
+    private static func restore(_ name: String, _ value: String?) {
+        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+}
