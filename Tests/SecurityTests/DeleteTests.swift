@@ -54,7 +54,7 @@ struct DeleteTests {
     @Test(
         "kSecMatch… keys in a delete are errSecParam and delete nothing (D11)",
         arguments: [
-            ("m_Limit", "m_LimitAll"), ("m_Limit", "m_LimitOne"), ("m_Limit", 3), ("m_CaseInsensitive", true),
+            ("m_Limit", "m_LimitOne"), ("m_Limit", 3), ("m_Limit", 1), ("m_CaseInsensitive", true),
             ("m_ItemList", ["x"]),
         ] as [(String, any Sendable)])
     func matchKeysInDelete(key: String, value: any Sendable) throws {
@@ -62,6 +62,22 @@ struct DeleteTests {
             #expect(add(newGenericPassword()) == errSecSuccess)
             #expect(delete(merged(genericPassword(), [key: value])) == errSecParam)
             #expect(count(genericPassword()) == 1)
+        }
+    }
+
+    @Test("kSecMatchLimitAll in a delete, as macOS code passes it, deletes every match")
+    func matchLimitAllInDelete() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(add(newGenericPassword(account: "a")) == errSecSuccess)
+            #expect(add(newGenericPassword(account: "b")) == errSecSuccess)
+            #expect(add(newGenericPassword(service: "other", account: "c")) == errSecSuccess)
+            let all = merged(genericPassword(), [kSecMatchLimit as String: kSecMatchLimitAll])
+            #expect(delete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "com.example.service",
+                            kSecMatchLimit as String: kSecMatchLimitAll]) == errSecSuccess)
+            #expect(count([kSecClass as String: kSecClassGenericPassword]) == 1)
+            #expect(delete(all) == errSecItemNotFound)
+            let both = merged(all, [kSecMatchCaseInsensitive as String: true])
+            #expect(delete(both) == errSecParam)
         }
     }
 

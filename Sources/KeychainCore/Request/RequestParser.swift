@@ -80,7 +80,13 @@ public enum RequestParser {
             if !request.returns.isEmpty { throw KeychainError.param("kSecReturn… keys are not accepted by SecItemUpdate") }
             if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
         case .delete:
-            if !matchKeys.isEmpty { throw KeychainError.param("kSecMatch… keys are not accepted by SecItemDelete") }
+            // A delete always removes every match. `kSecMatchLimitAll` says exactly that, and code
+            // written for macOS (whose `#else` branches run on Linux) passes it, so it is accepted;
+            // any other search key is refused (spec D11).
+            let deletesAll = matchKeys == ["m_Limit"] && request.matchLimit == .all
+            if !matchKeys.isEmpty && !deletesAll {
+                throw KeychainError.param("kSecMatch… keys are not accepted by SecItemDelete")
+            }
         }
         return request
     }
