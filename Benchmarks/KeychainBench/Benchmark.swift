@@ -247,6 +247,13 @@ enum Worker {
                 samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
             }
             print(samples.nanoseconds.map(String.init).joined(separator: " "))
+        case "populate":
+            do {
+                try Workload.populate(path: KeychainLocation.defaultKeychainPath, count: items)
+            } catch {
+                log("populate failed: \(error)")
+                exit(1)
+            }
         case "open-and-lookups":
             let start = DispatchTime.now().uptimeNanoseconds
             _ = try? Keychain.openDefault()

@@ -50,7 +50,7 @@ extension Keychain {
     ) throws -> [Data]? {
         guard !request.caseInsensitive else { return nil }
         let key = AttributeCatalog.primaryKey(of: request.itemClass)
-        var attributes = request.attributes
+        let attributes = request.attributes
         for attribute in key where attribute.name != "agrp" && attribute.name != "sync" {
             guard attributes[attribute.name] != nil else { return nil }
         }
@@ -64,15 +64,8 @@ extension Keychain {
         }
         let flags: [Bool]
         if case .only(let flag) = request.synchronizable { flags = [flag] } else { flags = [false, true] }
-        var tokens: [Data] = []
-        for group in groups {
-            attributes["agrp"] = .string(group)
-            for flag in flags {
-                attributes["sync"] = .integer(flag ? 1 : 0)
-                tokens.append(try sealer.primaryKeyToken(itemClass: request.itemClass, attributes: attributes))
-            }
-        }
-        return tokens
+        return try sealer.primaryKeyTokens(
+            itemClass: request.itemClass, attributes: attributes, accessGroups: groups, synchronizable: flags)
     }
 
     /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).

@@ -7,10 +7,18 @@ enum RequestBridge {
     /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name anything).
     static func dictionary(_ dictionary: CFDictionary) throws -> [String: RequestValue] {
         var entries: [String: RequestValue] = [:]
-        for (key, value) in dictionary {
-            guard let name = key as? String else { throw KeychainError.param("a dictionary key is not a string") }
+        entries.reserveCapacity(dictionary.count)
+        var nonStringKey = false
+        // enumerateKeysAndObjects is the cheapest way through an NSDictionary on Linux Foundation.
+        dictionary.enumerateKeysAndObjects { key, value, stop in
+            guard let name = key as? String else {
+                nonStringKey = true
+                stop.pointee = true
+                return
+            }
             entries[name] = self.value(value)
         }
+        if nonStringKey { throw KeychainError.param("a dictionary key is not a string") }
         return entries
     }
 

@@ -65,8 +65,7 @@ public struct Entitlements: Sendable, Equatable {
     /// - Throws: `errSecMissingEntitlement` when the named file cannot be read or parsed: a
     ///   process that declares entitlements never silently falls back to the default group.
     public static func currentContext() throws -> AccessContext {
-        let path = FileSystem.environment(environmentVariable)
-            ?? FileSystem.executablePath.map { $0 + ".entitlements" }.flatMap { FileSystem.exists($0) ? $0 : nil }
+        let path = FileSystem.environment(environmentVariable) ?? besideExecutable
         guard let path else { return AccessContext(accessGroups: [AccessContext.defaultGroup]) }
         if let cached = cache.withLock({ $0 }), cached.path == path { return cached.context }
         guard let data = FileSystem.read(path), let entitlements = try? Entitlements(propertyList: data) else {
@@ -78,4 +77,8 @@ public struct Entitlements: Sendable, Equatable {
     }
 
     private static let cache = Mutex<(path: String, context: AccessContext)?>(nil)
+
+    /// `<executable>.entitlements` if it exists; looked up once per process.
+    private static let besideExecutable: String? = FileSystem.executablePath
+        .map { $0 + ".entitlements" }.flatMap { FileSystem.exists($0) ? $0 : nil }
 }

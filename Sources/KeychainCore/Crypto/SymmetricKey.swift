@@ -52,7 +52,7 @@ struct SymmetricKey: Sendable {
     }
 
     /// HMAC-SHA256 of `message` under this key.
-    func authenticationCode(for message: Data) throws -> Data {
+    func authenticationCode<Message: ContiguousBytes>(for message: Message) throws -> Data {
         try bytes.withUnsafeBytes { key in
             try message.withUnsafeBytes { try OpenSSL.hmacSHA256(key: key, message: $0) }
         }

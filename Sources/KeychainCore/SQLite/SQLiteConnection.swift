@@ -63,21 +63,21 @@ final class SQLiteConnection {
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
+        try statement("BEGIN IMMEDIATE").run()
         do {
             let value = try body()
-            try execute("COMMIT")
+            try statement("COMMIT").run()
             return value
         } catch {
-            try? execute("ROLLBACK")
+            try? statement("ROLLBACK").run()
             throw error
         }
     }
 
     /// Runs `body` inside a deferred (read) transaction so all its statements see one snapshot.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN DEFERRED")
-        defer { try? execute("COMMIT") }
+        try statement("BEGIN DEFERRED").run()
+        defer { try? statement("COMMIT").run() }
         return try body()
     }
 

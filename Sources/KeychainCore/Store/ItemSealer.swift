@@ -17,16 +17,10 @@ struct ItemSealer: Sendable {
 
     /// The token of `itemClass`'s primary key with `attributes` (omitted members take their empty values).
     func primaryKeyToken(itemClass: ItemClass, attributes: [String: AttributeValue]) throws -> Data {
-        var message = Data("pk\u{0}\(itemClass.rawValue)".utf8)
-        for attribute in AttributeCatalog.primaryKey(of: itemClass) {
-            let value = attributes[attribute.name] ?? attribute.emptyValue
-            let bytes = Self.tokenBytes(value, kind: attribute.kind)
-            message.append(0)
-            message.append(contentsOf: attribute.name.utf8)
-            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { message.append(contentsOf: $0) }
-            message.append(bytes)
-        }
-        return try keys.tokens.authenticationCode(for: message)
+        let encoding = PrimaryKeyEncoding(itemClass: itemClass, attributes: attributes)
+        return try keys.tokens.authenticationCode(
+            for: encoding.message(
+                accessGroup: attributes["agrp"]?.stringValue ?? "", synchronizable: attributes["sync"]?.integerValue == 1))
     }
 
     /// The token naming an access group in the group table.
@@ -98,24 +92,5 @@ struct ItemSealer: Sendable {
 
     private func secretAAD(_ itemClass: ItemClass, _ uuid: Data) -> Data {
         Data("secret v1\u{0}\(itemClass.rawValue)".utf8) + uuid
-    }
-
-    /// The canonical bytes of a value inside a token: type-agnostic bytes for blob and data
-    /// attributes (as Apple compares them), typed encodings otherwise.
-    static func tokenBytes(_ value: AttributeValue, kind: AttributeKind) -> Data {
-        switch (kind, value) {
-        case (.blob, _), (.data, _), (.digest, _):
-            return value.comparableBytes
-        case (_, .integer(let number)):
-            var bytes = Data("i".utf8)
-            withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
-            return bytes
-        case (_, .string(let text)):
-            return Data("s".utf8) + Data(text.utf8)
-        case (_, .data(let data)):
-            return Data("d".utf8) + data
-        case (_, .date):
-            return Data("t".utf8) + value.comparableBytes
-        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where keychains live on disk.
 public enum KeychainLocation {
@@ -12,10 +13,18 @@ public enum KeychainLocation {
         return (base as NSString).appendingPathComponent("swift-keychain")
     }
 
-    /// The default keychain's database path.
+    /// The default keychain's database path (recomputed only when `XDG_DATA_HOME` or `HOME` change).
     public static var defaultKeychainPath: String {
-        (directory as NSString).appendingPathComponent(defaultKeychainName)
+        let environment = [FileSystem.environment("XDG_DATA_HOME"), FileSystem.environment("HOME")]
+        return lastDefault.withLock { last in
+            if let last, last.environment == environment { return last.path }
+            let path = (directory as NSString).appendingPathComponent(defaultKeychainName)
+            last = (environment, path)
+            return path
+        }
     }
+
+    private static let lastDefault = Mutex<(environment: [String?], path: String)?>(nil)
 
     /// The path of the root-key file that belongs to the database at `path`.
     static func keyFilePath(forDatabase path: String) -> String { path + ".key" }

@@ -86,14 +86,12 @@ final class KeychainStore: Sendable {
             metadata: metadata, secret: statement.blob(5))
     }
 
-    /// Rows whose primary-key token is one of `tokens` (a unique-index lookup per token).
+    /// Rows whose primary-key token is one of `tokens`, in row order: one statement on the unique index.
     func rows(primaryKeyTokens tokens: [Data], in connection: SQLiteConnection) throws -> [StoredRow] {
-        var rows: [StoredRow] = []
-        let statement = try connection.statement("SELECT \(Self.columns) FROM items WHERE pk = ?")
-        for token in tokens {
-            rows += try statement.bind([.blob(token)]).rows(Self.readRow)
-        }
-        return rows.sorted { $0.rowID < $1.rowID }
+        guard !tokens.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: tokens.count).joined(separator: ", ")
+        return try connection.statement("SELECT \(Self.columns) FROM items WHERE pk IN (\(placeholders)) ORDER BY rowid")
+            .bind(tokens.map(SQLiteValue.blob)).rows(Self.readRow)
     }
 
     /// The row with item UUID `uuid`.

@@ -46,9 +46,10 @@ enum RecordCodec {
             guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
             let count = try reader.integer(UInt32.self)
             var attributes: [String: AttributeValue] = [:]
+            attributes.reserveCapacity(Int(min(count, 64)))
             for _ in 0..<count {
                 let nameLength = Int(try reader.byte())
-                let name = String(decoding: try reader.bytes(nameLength), as: UTF8.self)
+                let name = knownName(try reader.bytes(nameLength))
                 guard let tag = Tag(rawValue: try reader.byte()) else {
                     throw KeychainError(.decode, "unknown value tag in record")
                 }
@@ -72,6 +73,19 @@ enum RecordCodec {
             guard reader.isAtEnd else { throw KeychainError(.decode, "trailing bytes in record") }
             return attributes
         }
+    }
+
+    /// The catalog's short names by their four bytes, so decoding a record does not build a
+    /// new string per attribute.
+    private static let namesByBytes: [UInt32: String] = Dictionary(
+        uniqueKeysWithValues: (AttributeCatalog.attributes.map(\.name) + ["accc"]).reduce(into: Set<String>()) { $0.insert($1) }
+            .map { name in (name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, name) })
+
+    private static func knownName(_ bytes: UnsafeRawBufferPointer) -> String {
+        if bytes.count == 4, let name = namesByBytes[bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] {
+            return name
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func appendBytes(_ data: Data, to output: inout Data) {

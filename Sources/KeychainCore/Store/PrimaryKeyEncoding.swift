@@ -1,0 +1,101 @@
+import Foundation
+
+/// The bytes a primary-key token authenticates: the class, then each primary-key attribute of
+/// the class in catalog order as `0 ‖ name ‖ length (u32, big-endian) ‖ canonical value bytes`.
+///
+/// The access group and the synchronizable flag come last in every class's key, so a search that
+/// leaves them open encodes the rest once and appends each candidate group and flag.
+struct PrimaryKeyEncoding {
+    /// The class and the attributes before the access group.
+    private(set) var prefix: [UInt8]
+
+    /// Encodes `itemClass`'s primary key from `attributes` up to (not including) the access group;
+    /// omitted members take their empty values.
+    init(itemClass: ItemClass, attributes: [String: AttributeValue]) {
+        prefix = Array("pk\u{0}\(itemClass.rawValue)".utf8)
+        prefix.reserveCapacity(128)
+        for attribute in Self.leadingMembers(of: itemClass) {
+            Self.append(attribute, value: attributes[attribute.name] ?? attribute.emptyValue, to: &prefix)
+        }
+    }
+
+    /// The complete message for one access group and synchronizable flag.
+    func message(accessGroup: String, synchronizable: Bool) -> [UInt8] {
+        var bytes = prefix
+        Self.append(Self.accessGroup, value: .string(accessGroup), to: &bytes)
+        Self.append(Self.synchronizable, value: .integer(synchronizable ? 1 : 0), to: &bytes)
+        return bytes
+    }
+
+    private static let accessGroup = AttributeCatalog.attribute(named: "agrp")!
+    private static let synchronizable = AttributeCatalog.attribute(named: "sync")!
+
+    /// Each class's primary-key members before the access group. The catalog declares the
+    /// access group and synchronizable flag last; this is checked once here.
+    private static let leading: [ItemClass: [AttributeDescriptor]] = Dictionary(
+        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+            let key = AttributeCatalog.primaryKey(of: itemClass)
+            if itemClass.isStored {
+                precondition(key.suffix(2).map(\.name) == ["agrp", "sync"], "agrp and sync must end every primary key")
+            }
+            return (itemClass, Array(key.dropLast(itemClass.isStored ? 2 : 0)))
+        })
+
+    private static func leadingMembers(of itemClass: ItemClass) -> [AttributeDescriptor] {
+        leading[itemClass] ?? []
+    }
+
+    /// Appends one member: blob and data kinds by their type-agnostic bytes (Apple compares those
+    /// by bytes), other kinds with a type tag.
+    private static func append(_ attribute: AttributeDescriptor, value: AttributeValue, to bytes: inout [UInt8]) {
+        bytes.append(0)
+        bytes.append(contentsOf: attribute.name.utf8)
+        let lengthOffset = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        let start = bytes.count
+        switch (attribute.kind, value) {
+        case (.blob, _), (.data, _), (.digest, _):
+            appendComparable(value, to: &bytes)
+        case (_, .integer(let number)):
+            bytes.append(UInt8(ascii: "i"))
+            withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
+        case (_, .string(let text)):
+            bytes.append(UInt8(ascii: "s"))
+            bytes.append(contentsOf: text.utf8)
+        case (_, .data(let data)):
+            bytes.append(UInt8(ascii: "d"))
+            bytes.append(contentsOf: data)
+        case (_, .date):
+            bytes.append(UInt8(ascii: "t"))
+            appendComparable(value, to: &bytes)
+        }
+        let length = UInt32(bytes.count - start).bigEndian
+        withUnsafeBytes(of: length) { bytes.replaceSubrange(lengthOffset..<start, with: $0) }
+    }
+
+    /// `AttributeValue.comparableBytes`, written in place.
+    private static func appendComparable(_ value: AttributeValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .string(let text): bytes.append(contentsOf: text.utf8)
+        case .data(let data): bytes.append(contentsOf: data)
+        case .integer, .date: bytes.append(contentsOf: value.comparableBytes)
+        }
+    }
+}
+
+extension ItemSealer {
+    /// The tokens of a primary key for each access group and synchronizable flag, in that order.
+    func primaryKeyTokens(
+        itemClass: ItemClass, attributes: [String: AttributeValue], accessGroups: [String], synchronizable: [Bool]
+    ) throws -> [Data] {
+        let encoding = PrimaryKeyEncoding(itemClass: itemClass, attributes: attributes)
+        var tokens: [Data] = []
+        tokens.reserveCapacity(accessGroups.count * synchronizable.count)
+        for group in accessGroups {
+            for flag in synchronizable {
+                tokens.append(try keys.tokens.authenticationCode(for: encoding.message(accessGroup: group, synchronizable: flag)))
+            }
+        }
+        return tokens
+    }
+}
