@@ -28,11 +28,15 @@ struct CryptoVectorTests {
 
     @Test("HMAC-SHA256 matches RFC 4231")
     func hmac() throws {
+        #expect(cases("hmac_sha256").count >= 3)
         for vector in cases("hmac_sha256") {
             let key = Data(hex: vector["key"] as! String)
             let data = Data(hex: vector["data"] as! String)
             let mac = try key.withUnsafeBytes { k in try data.withUnsafeBytes { try OpenSSL.hmacSHA256(key: k, message: $0) } }
-            #expect(mac.hex == vector["mac"] as! String)
+            #expect(mac.hex == vector["mac"] as! String, "\(vector["origin"]!)")
+            if key.count == 32 {  // keychain keys: the precomputed HMAC path of SymmetricKey
+                #expect(try SymmetricKey(SecureBytes(copying: key)).authenticationCode(for: data).hex == vector["mac"] as! String)
+            }
         }
     }
 

@@ -8,11 +8,14 @@ struct SymmetricKey: Sendable {
     static let byteCount = 32
 
     let bytes: SecureBytes
+    /// The key prepared for HMAC (computed on first use, then shared).
+    private let hmac: LazyHMACKey
 
     /// Wraps existing key material; it must be 32 bytes.
     init(_ bytes: SecureBytes) throws {
         guard bytes.count == Self.byteCount else { throw KeychainError(.decode, "key has the wrong length") }
         self.bytes = bytes
+        hmac = LazyHMACKey()
     }
 
     /// A fresh key from the CSPRNG.
@@ -53,9 +56,8 @@ struct SymmetricKey: Sendable {
 
     /// HMAC-SHA256 of `message` under this key.
     func authenticationCode<Message: ContiguousBytes>(for message: Message) throws -> Data {
-        try bytes.withUnsafeBytes { key in
-            try message.withUnsafeBytes { try OpenSSL.hmacSHA256(key: key, message: $0) }
-        }
+        let prepared = try hmac.key(for: bytes)
+        return try message.withUnsafeBytes { try prepared.authenticate($0) }
     }
 
     /// A subkey for one purpose, derived with HKDF-SHA256.
@@ -65,6 +67,21 @@ struct SymmetricKey: Sendable {
                 OpenSSL.hkdfSHA256(
                     key: key, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: Self.byteCount))
         }
+    }
+}
+
+/// An HMAC key prepared once per symmetric key and shared by every copy of it.
+final class LazyHMACKey: @unchecked Sendable {
+    private let lock = NSLock()
+    private var prepared: OpenSSL.HMACKey?
+
+    func key(for bytes: SecureBytes) throws -> OpenSSL.HMACKey {
+        lock.lock()
+        defer { lock.unlock() }
+        if let prepared { return prepared }
+        let key = try bytes.withUnsafeBytes { try OpenSSL.HMACKey(key: $0) }
+        prepared = key
+        return key
     }
 }
 

@@ -30,7 +30,7 @@ enum OpenSSL {
         precondition(key.count == aes256KeyLength && nonce.count == gcmNonceLength)
         guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+        guard EVP_EncryptInit_ex(context, COpenSSL_AES256GCM(), nil, nil, nil) == 1,
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
             EVP_EncryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
         else { throw failure("EVP_EncryptInit_ex") }
@@ -71,7 +71,7 @@ enum OpenSSL {
         let length = sealed.count - gcmTagLength
         guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, nil, nil) == 1,
+        guard EVP_DecryptInit_ex(context, COpenSSL_AES256GCM(), nil, nil, nil) == 1,
             EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
             EVP_DecryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
         else { throw failure("EVP_DecryptInit_ex") }
@@ -103,17 +103,32 @@ enum OpenSSL {
         }
     }
 
-    /// HMAC-SHA256 of `message` under `key`.
+    /// HMAC-SHA256 of `message` under `key` (one-off; keys used repeatedly keep an `HMACKey`).
     static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) throws -> Data {
-        var output = Data(count: 32)
-        var length: UInt32 = 0
-        let ok = output.withUnsafeMutableBytes { out in
-            HMAC(
-                EVP_sha256(), key.baseAddress, Int32(key.count), bytes(message), message.count,
-                out.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) != nil
+        try HMACKey(key: key).authenticate(message)
+    }
+
+    /// A precomputed HMAC-SHA256 key (the padded key's SHA-256 states), freed and cleansed on release.
+    final class HMACKey: @unchecked Sendable {
+        private let handle: UnsafeMutablePointer<COpenSSL_HMACKey>
+
+        init(key: UnsafeRawBufferPointer) throws {
+            guard let handle = COpenSSL_HMACKey_new(bytes(key), key.count) else { throw failure("HMAC key set-up") }
+            self.handle = handle
         }
-        guard ok, length == 32 else { throw failure("HMAC") }
-        return output
+
+        deinit { COpenSSL_HMACKey_free(handle) }
+
+        /// The MAC of `message`; safe to call from several threads at once.
+        func authenticate(_ message: UnsafeRawBufferPointer) throws -> Data {
+            var output = Data(count: 32)
+            let ok = output.withUnsafeMutableBytes { out in
+                COpenSSL_HMACKey_compute(
+                    handle, bytes(message), message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            guard ok == 1 else { throw failure("HMAC") }
+            return output
+        }
     }
 
     /// HKDF-SHA256 (RFC 5869) expanding `key` with `salt` and `info` into `length` bytes.
@@ -144,12 +159,12 @@ enum OpenSSL {
         return output.prefix(Int(length))
     }
 
-    private static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+    fileprivate static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
         buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Drains OpenSSL's error queue into an internal error naming the failed call.
-    private static func failure(_ call: String) -> KeychainError {
+    fileprivate static func failure(_ call: String) -> KeychainError {
         var codes: [String] = []
         while case let code = ERR_get_error(), code != 0 {
             codes.append(String(code, radix: 16))

@@ -90,8 +90,8 @@ final class KeychainStore: Sendable {
     func rows(primaryKeyTokens tokens: [Data], in connection: SQLiteConnection) throws -> [StoredRow] {
         guard !tokens.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: tokens.count).joined(separator: ", ")
-        return try connection.statement("SELECT \(Self.columns) FROM items WHERE pk IN (\(placeholders)) ORDER BY rowid")
-            .bind(tokens.map(SQLiteValue.blob)).rows(Self.readRow)
+        return try connection.statement("SELECT \(Self.columns) FROM items WHERE pk IN (\(placeholders))")
+            .bind(tokens.map(SQLiteValue.blob)).rows(Self.readRow).sorted { $0.rowID < $1.rowID }
     }
 
     /// The row with item UUID `uuid`.
