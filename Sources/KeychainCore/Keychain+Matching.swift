@@ -99,9 +99,10 @@ extension Keychain {
         }
     }
 
-    /// Builds the parts of a result `returns` asks for; nil when the only part asked for is data
-    /// and the item has none (such items are left out of results, as Apple does).
-    func makeResult(_ record: ItemRecord, row: StoredRow, returns: ReturnOptions, requireData: Bool = true) throws -> ItemResult? {
+    /// Builds the parts of a result `returns` asks for; nil when the item's secret fails
+    /// authentication (such items are left out, as Apple leaves out undecryptable items). An item
+    /// stored without data matches with no data part (Apple: the row's data result is NULL).
+    func makeResult(_ record: ItemRecord, row: StoredRow, returns: ReturnOptions) throws -> ItemResult? {
         var result = ItemResult(itemClass: record.itemClass)
         if returns.contains(.attributes) {
             var attributes = record.attributes
@@ -116,8 +117,6 @@ extension Keychain {
                     return nil
                 }
                 result.data = secret
-            } else if returns == .data && requireData {
-                return nil
             }
         }
         if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }

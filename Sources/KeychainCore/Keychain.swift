@@ -184,7 +184,7 @@ public final class Keychain: Sendable {
                     }
                     var returns: ReturnOptions = [.attributes, .persistentReference]
                     if includingData { returns.insert(.data) }
-                    return try makeResult(record, row: row, returns: returns, requireData: false)
+                    return try makeResult(record, row: row, returns: returns)
                 }
             }
         }

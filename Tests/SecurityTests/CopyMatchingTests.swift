@@ -148,6 +148,22 @@ struct CopyMatchingTests {
         }
     }
 
+    @Test("An item stored without data matches: data alone gives no object, data with attributes omits kSecValueData")
+    func itemWithoutData() throws {
+        try TemporaryKeychain.run { _ in
+            #expect(add(genericPassword()) == errSecSuccess)
+            let dataOnly = copyMatching(merged(genericPassword(), [kSecReturnData as String: true]))
+            #expect(dataOnly.status == errSecSuccess)
+            #expect(dataOnly.result == nil)
+            let both = copyMatching(
+                merged(genericPassword(), [kSecReturnData as String: true, kSecReturnAttributes as String: true]))
+            #expect(both.status == errSecSuccess)
+            let dictionary = try #require(both.result as? [String: Any])
+            #expect(dictionary[kSecValueData as String] == nil)
+            #expect(dictionary[kSecAttrAccount as String] as? String == "user")
+        }
+    }
+
     @Test("kSecReturnAttributes alone returns a dictionary with Apple's short keys and value types")
     func attributesOnly() throws {
         try TemporaryKeychain.run { _ in
