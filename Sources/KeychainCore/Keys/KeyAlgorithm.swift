@@ -90,7 +90,8 @@ enum KeyAlgorithm: Hashable, Sendable {
                 list.append(("algid:sign:RSA:\(word)-PKCS1v15:\(digest.rawValue)", .rsaSignaturePKCS1v15(digest: digest, input: input)))
             }
             for digest in sha {
-                let name = "\(digest.rawValue):\(digest.rawValue):\(digest.length)"
+                // Apple's SHA-224 names say 24 (the salt is still 28 bytes, the digest length).
+                let name = "\(digest.rawValue):\(digest.rawValue):\(digest == .sha224 ? 24 : digest.length)"
                 list.append(("algid:sign:RSA:\(word)-PSS:\(name)", .rsaSignaturePSS(digest: digest, input: input)))
             }
         }
