@@ -79,6 +79,26 @@ done:
     return key;
 }
 
+/// Computes the uncompressed public point (`04 ‖ X ‖ Y`) of the private scalar `priv` on curve
+/// `group`, into `out` (`outLength` bytes). Returns the length written, 0 on failure.
+static inline size_t COpenSSL_ECPublicPoint(
+    const char *group, const unsigned char *priv, size_t privLength, unsigned char *out, size_t outLength)
+{
+    size_t written = 0;
+    EC_GROUP *curve = EC_GROUP_new_by_curve_name(OBJ_sn2nid(group));
+    BIGNUM *scalar = BN_secure_new();
+    EC_POINT *point = curve != NULL ? EC_POINT_new(curve) : NULL;
+    if (curve == NULL || scalar == NULL || point == NULL) goto done;
+    if (BN_bin2bn(priv, (int)privLength, scalar) == NULL) goto done;
+    if (EC_POINT_mul(curve, point, scalar, NULL, NULL, NULL) != 1) goto done;
+    written = EC_POINT_point2oct(curve, point, POINT_CONVERSION_UNCOMPRESSED, out, outLength, NULL);
+done:
+    EC_POINT_free(point);
+    BN_clear_free(scalar);
+    EC_GROUP_free(curve);
+    return written;
+}
+
 /// Writes an EC key's private scalar, left-padded to `length` bytes. Returns 1 on success.
 static inline int COpenSSL_ECPrivateScalar(const EVP_PKEY *key, unsigned char *out, size_t length)
 {

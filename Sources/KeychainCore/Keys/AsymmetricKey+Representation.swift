@@ -45,6 +45,18 @@ extension AsymmetricKey {
         }
     }
 
+    /// An EC private key from its big-endian scalar alone (the public point is computed).
+    ///
+    /// - Throws: `errSecParam` when the scalar is not a valid private key of `curve`.
+    public init(ecPrivateScalar scalar: Data, curve: ECCurve) throws {
+        do {
+            let key = try scalar.withUnsafeBytes { try EVPKey.ec(group: curve.groupName, scalar: $0) }
+            try self.init(key)
+        } catch let error as KeychainError where error.code == .decode {
+            throw KeychainError.param("EC private key creation from data failed")
+        }
+    }
+
     /// Wraps a key read from a PKCS#12 file, a certificate or a PEM/DER import.
     init(importing key: EVPKey) throws {
         try self.init(key)

@@ -60,6 +60,17 @@ final class EVPKey: @unchecked Sendable {
         return try adopt(key, "EC key import")
     }
 
+    /// An EC private key from its scalar alone (the public point is computed).
+    static func ec(group: String, scalar: UnsafeRawBufferPointer) throws -> EVPKey {
+        var point = [UInt8](repeating: 0, count: 160)
+        let length = COpenSSL_ECPublicPoint(group, OpenSSL.bytes(scalar), scalar.count, &point, point.count)
+        guard length > 0 else {
+            ERR_clear_error()
+            throw KeychainError(.decode, "EC private scalar is not valid")
+        }
+        return try point.prefix(length).withUnsafeBytes { try ec(group: group, point: $0, scalar: scalar) }
+    }
+
     /// An RSA public key from PKCS#1 `RSAPublicKey` DER.
     static func rsaPublic(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)

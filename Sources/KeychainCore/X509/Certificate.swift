@@ -183,3 +183,11 @@ public enum ItemReference: Hashable, Sendable {
     /// A `SecIdentity`.
     case identity(Identity)
 }
+
+/// The digests the `security` tool prints for certificates (`-Z`).
+public enum CertificateDigest {
+    /// SHA-1.
+    public static func sha1(_ data: Data) throws -> Data { try Digest.sha1(data) }
+    /// SHA-256.
+    public static func sha256(_ data: Data) throws -> Data { try Digest.sha256(data) }
+}
