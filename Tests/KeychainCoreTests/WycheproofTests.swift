@@ -106,3 +106,24 @@ struct WycheproofTests {
         #expect(count > 300)
     }
 }
+
+/// Ciphertexts Apple's `SecKeyCreateEncryptedData` produced (Tests/TestVectors/apple-ecies.json):
+/// decrypting them proves the ECIES layout is Apple's, byte for byte.
+@Suite("Apple ECIES ciphertexts")
+struct AppleECIESTests {
+    @Test("Ciphertexts made on Apple platforms decrypt to their plaintexts (P-256, P-384, P-521; fixed and variable IV)")
+    func appleCiphertexts() throws {
+        let cases = try TestVectors.json("apple-ecies.json")["cases"] as? [[String: String]] ?? []
+        #expect(cases.count == 7)
+        for vector in cases {
+            let keyDER = try #require(Data(base64Encoded: vector["key"]!))
+            let key = try AsymmetricKey.importing(keyDER, passphrase: nil)
+            let ciphertext = try #require(Data(base64Encoded: vector["ciphertext"]!))
+            let plaintext = try key.decrypt(vector["algorithm"]!, ciphertext)
+            #expect(plaintext.withUnsafeBytes { Data($0) } == Data(vector["name"]!.utf8), "\(vector["name"]!)")
+            // The standard (non-cofactor) name decrypts the same on these curves (cofactor 1).
+            let standard = vector["algorithm"]!.replacingOccurrences(of: "ECDHC", with: "ECDH")
+            #expect(try key.decrypt(standard, ciphertext).count == vector["name"]!.utf8.count)
+        }
+    }
+}
