@@ -74,6 +74,30 @@ struct KeyItemTests {
         }
     }
 
+    @Test("kSecAttrIsPermanent at the top level stores both halves; the public key is found by its class")
+    func permanentPair() throws {
+        try TemporaryKeychain.run { _ in
+            let tag = Data("com.example.pair".utf8)
+            let key = try makeKey(kSecAttrKeyTypeRSA, bits: 1024, extra: [
+                kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+            ])
+            #expect(count([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag]) == 2)
+            let publicQuery: Query = [
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: tag,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPublic, kSecReturnRef as String: true,
+            ]
+            #expect(copyMatching(publicQuery).result as? SecKey == SecKeyCopyPublicKey(key))
+            let failing = errorCode {
+                SecKeyCreateRandomKey([
+                    kSecAttrKeyType as String: kSecAttrKeyTypeRSA, kSecAttrKeySizeInBits as String: 1024,
+                    kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag,
+                    kSecAttrApplicationLabel as String: SecKeyCopyAttributes(key)![kSecAttrApplicationLabel as String]!,
+                ] as CFDictionary, $0)
+            }
+            #expect(failing == Int(errSecDuplicateItem))  // storage failures fail the generation
+        }
+    }
+
     @Test("Private key bytes are not on disk in the clear")
     func noPlaintextKeyOnDisk() throws {
         try TemporaryKeychain.run { environment in
