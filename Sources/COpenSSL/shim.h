@@ -11,6 +11,17 @@
 #include <openssl/rand.h>
 #include <openssl/sha.h>
 #include <string.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
+#include <openssl/param_build.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/provider.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 
 /// HKDF-SHA256 (RFC 5869, extract then expand). OSSL_PARAM arrays keep pointers to their
 /// names and values, so they are built here in C where those pointers are static or outlive
@@ -117,5 +128,84 @@ static inline const EVP_CIPHER *COpenSSL_AES256GCM(void) {
     }
     return fetched;
 }
+
+/// An EC key of curve `group` from an uncompressed point and, when `priv` is not NULL, the
+/// big-endian private scalar. OpenSSL checks that the point is on the curve. Returns NULL on
+/// failure; the caller owns the key.
+static inline EVP_PKEY *COpenSSL_ECKeyFromData(
+    const char *group, const unsigned char *pub, size_t pubLength,
+    const unsigned char *priv, size_t privLength)
+{
+    EVP_PKEY *key = NULL;
+    BIGNUM *scalar = NULL;
+    OSSL_PARAM *params = NULL;
+    OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (builder == NULL || context == NULL) goto done;
+    if (!OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, group, 0)) goto done;
+    if (!OSSL_PARAM_BLD_push_octet_string(builder, OSSL_PKEY_PARAM_PUB_KEY, pub, pubLength)) goto done;
+    if (priv != NULL) {
+        scalar = BN_secure_new();
+        if (scalar == NULL || BN_bin2bn(priv, (int)privLength, scalar) == NULL) goto done;
+        if (!OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_PRIV_KEY, scalar)) goto done;
+    }
+    params = OSSL_PARAM_BLD_to_param(builder);
+    if (params == NULL) goto done;
+    if (EVP_PKEY_fromdata_init(context) != 1) goto done;
+    if (EVP_PKEY_fromdata(context, &key, priv != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) != 1) key = NULL;
+done:
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(builder);
+    EVP_PKEY_CTX_free(context);
+    BN_clear_free(scalar);
+    return key;
+}
+
+/// Computes the uncompressed public point (`04 ‖ X ‖ Y`) of the private scalar `priv` on curve
+/// `group`, into `out` (`outLength` bytes). Returns the length written, 0 on failure.
+static inline size_t COpenSSL_ECPublicPoint(
+    const char *group, const unsigned char *priv, size_t privLength, unsigned char *out, size_t outLength)
+{
+    size_t written = 0;
+    EC_GROUP *curve = EC_GROUP_new_by_curve_name(OBJ_sn2nid(group));
+    BIGNUM *scalar = BN_secure_new();
+    EC_POINT *point = curve != NULL ? EC_POINT_new(curve) : NULL;
+    if (curve == NULL || scalar == NULL || point == NULL) goto done;
+    if (BN_bin2bn(priv, (int)privLength, scalar) == NULL) goto done;
+    if (EC_POINT_mul(curve, point, scalar, NULL, NULL, NULL) != 1) goto done;
+    written = EC_POINT_point2oct(curve, point, POINT_CONVERSION_UNCOMPRESSED, out, outLength, NULL);
+done:
+    EC_POINT_free(point);
+    BN_clear_free(scalar);
+    EC_GROUP_free(curve);
+    return written;
+}
+
+/// Writes an EC key's private scalar, left-padded to `length` bytes. Returns 1 on success.
+static inline int COpenSSL_ECPrivateScalar(const EVP_PKEY *key, unsigned char *out, size_t length)
+{
+    BIGNUM *scalar = NULL;
+    if (EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_PRIV_KEY, &scalar) != 1) return 0;
+    int written = BN_bn2binpad(scalar, out, (int)length);
+    BN_clear_free(scalar);
+    return written == (int)length ? 1 : 0;
+}
+
+/// The bytes a memory BIO holds (`BIO_get_mem_data`).
+static inline long COpenSSL_BIOMemoryData(BIO *bio, char **data)
+{
+    return BIO_get_mem_data(bio, data);
+}
+
+/// `sk_X509_num`.
+static inline int COpenSSL_X509StackCount(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+/// `sk_X509_value`.
+static inline X509 *COpenSSL_X509StackValue(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+/// `sk_X509_new_null`.
+static inline STACK_OF(X509) *COpenSSL_X509StackNew(void) { return sk_X509_new_null(); }
+/// `sk_X509_push` (the stack takes ownership of `certificate`). Returns the new count, 0 on failure.
+static inline int COpenSSL_X509StackPush(STACK_OF(X509) *stack, X509 *certificate) { return sk_X509_push(stack, certificate); }
+/// `sk_X509_pop_free(stack, X509_free)`.
+static inline void COpenSSL_X509StackFree(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 
 #endif

@@ -6,10 +6,8 @@ extension Keychain {
     /// the item digest (spec D9, D15; seed 000 "Primary Keys per Class").
     ///
     /// - Throws: `errSecMissingEntitlement` for an access group the caller lacks; `errSecAuthFailed`
-    ///   for a passcode-only item while no passcode is set; `errSecUnimplemented` for
-    ///   `kSecReturnRef` on keys and certificates (issue 4).
+    ///   for a passcode-only item while no passcode is set.
     func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> (ItemRecord, StoredRow) {
-        try requireReferenceSupport(request)
         var attributes: [String: AttributeValue] = [:]
         for (name, value) in request.attributes where AttributeCatalog.attribute(named: name)?.maintainer == .caller {
             attributes[name] = value

@@ -66,9 +66,19 @@ extension Keychain {
                         result.persistentReference =
                             PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid).data
                     }
+                    if request.returns.contains(.reference) {
+                        let certificateData = try pair.certificate.row.secret.map {
+                            try sealer.openSecret($0, itemClass: .certificate, uuid: pair.certificate.row.uuid)
+                        }
+                        guard case .key(let key)? = result.reference,
+                            case .certificate(let certificate)? = reference(
+                                itemClass: .certificate, attributes: pair.certificate.record.attributes, secret: certificateData)
+                        else { return nil }
+                        result.reference = .identity(Identity(certificate: certificate, privateKey: key))
+                    }
                     return ItemResult(
                         itemClass: .identity, attributes: result.attributes, accessControl: result.accessControl,
-                        data: result.data, persistentReference: result.persistentReference)
+                        data: result.data, persistentReference: result.persistentReference, reference: result.reference)
                 }
             }
         }

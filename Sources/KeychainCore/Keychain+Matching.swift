@@ -120,6 +120,15 @@ extension Keychain {
             }
         }
         if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
+        if returns.contains(.reference) && record.itemClass.hasReferenceType {
+            let secret = result.data ?? row.secret.flatMap { try? sealer.openSecret($0, itemClass: row.itemClass, uuid: row.uuid) }
+            // An item whose data is not a key or certificate has no object; it is left out, as
+            // Apple leaves out items it cannot turn into one.
+            guard let reference = reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret) else {
+                return nil
+            }
+            result.reference = reference
+        }
         return result
     }
 

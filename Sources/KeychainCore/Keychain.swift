@@ -60,6 +60,7 @@ public final class Keychain: Sendable {
     /// - Throws: `errSecDuplicateItem`, `errSecMissingEntitlement`, `errSecAuthFailed` (a
     ///   passcode-only item with no passcode set), `errSecParam`, storage errors.
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
+        if request.identity != nil { return try addIdentity(request, context: context) }
         var (record, row) = try prepareAdd(request, context: context)
         try store.withConnection { connection in
             try connection.writeTransaction {
@@ -75,6 +76,9 @@ public final class Keychain: Sendable {
         }
         if request.returns.contains(.data) { result.data = request.secret ?? Data() }
         if request.returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
+        if request.returns.contains(.reference) {
+            result.reference = reference(itemClass: record.itemClass, attributes: record.attributes, secret: request.secret)
+        }
         return result
     }
 
@@ -85,7 +89,6 @@ public final class Keychain: Sendable {
     /// - Returns: at least one result.
     /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`, storage errors.
     public func search(_ request: ItemRequest, context: AccessContext) throws -> [ItemResult] {
-        try requireReferenceSupport(request)
         try checkSearchEntitlements(request, context: context)
         let limit = (request.matchLimit ?? .one).maximum
         if limit == 0 { throw KeychainError(.itemNotFound, "a match limit of 0 matches nothing") }
@@ -104,16 +107,6 @@ public final class Keychain: Sendable {
         }
         guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
         return results
-    }
-
-    /// `kSecReturnRef` for a class whose items are objects (`SecKey`, `SecCertificate`,
-    /// `SecIdentity`) needs those objects, which arrive with issue 4: until then such a request is
-    /// `errSecUnimplemented`, not a success without the object the caller goes on to use.
-    func requireReferenceSupport(_ request: ItemRequest) throws {
-        if request.returns.contains(.reference) && request.itemClass.hasReferenceType {
-            throw KeychainError(
-                .unimplemented, "kSecReturnRef for \(request.itemClass.constantName) arrives with the certificate and key support")
-        }
     }
 
     // MARK: - SecItemUpdate

@@ -30,6 +30,12 @@ enum RequestBridge {
         switch object {
         case let control as SecAccessControl:
             return .accessControl(control.policy)
+        case let key as SecKey:
+            return .reference(.key(key.key))
+        case let certificate as SecCertificate:
+            return .reference(.certificate(certificate.certificate))
+        case let identity as SecIdentity:
+            return .reference(.identity(identity.identity))
         case let number as NSNumber:
             return self.number(number)
         case let string as NSString:
@@ -94,13 +100,25 @@ enum ResultBridge {
         case .attributes:
             return attributes(result) as NSDictionary
         case .reference:
-            return nil  // passwords have no reference type (spec D12)
+            return result.reference.map(object)  // passwords have no reference type (spec D12)
         default:
             var dictionary = returns.contains(.attributes) ? attributes(result) : [:]
             if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = data }
             if let reference = result.persistentReference { dictionary["v_PersistentRef"] = reference }
-            if returns.contains(.reference) { dictionary["class"] = result.itemClass.rawValue }
+            if returns.contains(.reference) {
+                dictionary["class"] = result.itemClass.rawValue
+                if let reference = result.reference { dictionary["v_Ref"] = object(reference) }
+            }
             return dictionary as NSDictionary
+        }
+    }
+
+    /// The `SecKey`, `SecCertificate` or `SecIdentity` for an engine reference.
+    static func object(_ reference: ItemReference) -> AnyObject {
+        switch reference {
+        case .key(let key): return SecKey(key)
+        case .certificate(let certificate): return SecCertificate(certificate)
+        case .identity(let identity): return SecIdentity(identity)
         }
     }
 

@@ -1,76 +1,86 @@
 import KeychainCore
 
-// SecCertificate, SecIdentity, SecTrust and SecPKCS12Import arrive with issue 4. Until then these
-// declarations let client code compile and report that they are not implemented.
+/// An X.509 certificate (`SecCertificate`). Equal certificates have equal DER.
+public final class SecCertificate: Hashable, @unchecked Sendable, CustomStringConvertible {
+    let certificate: Certificate
 
-/// An X.509 certificate (`SecCertificate`). No certificate can be created yet.
-public final class SecCertificate: Hashable, @unchecked Sendable {
-    private init() {}
-    public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    init(_ certificate: Certificate) { self.certificate = certificate }
+
+    public static func == (lhs: SecCertificate, rhs: SecCertificate) -> Bool { lhs.certificate == rhs.certificate }
+    public func hash(into hasher: inout Hasher) { hasher.combine(certificate) }
+
+    /// Names the certificate by its subject summary.
+    public var description: String { "<cert(\(certificate.subjectSummary ?? "?"))>" }
 }
 
-/// A certificate with its private key (`SecIdentity`). No identity can be created yet.
-public final class SecIdentity: Hashable, @unchecked Sendable {
-    private init() {}
-    public static func == (lhs: SecIdentity, rhs: SecIdentity) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+/// Creates a certificate from DER (`SecCertificateCreateWithData`).
+///
+/// - Returns: the certificate, or nil when `data` is not exactly one DER X.509 certificate
+///   (PEM must be unwrapped first, as on Apple platforms).
+public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? {
+    (try? Certificate(der: Data(referencing: data))).map(SecCertificate.init)
 }
 
-/// A trust evaluation (`SecTrust`). Not implemented yet.
-public final class SecTrust: Hashable, @unchecked Sendable {
-    private init() {}
-    public static func == (lhs: SecTrust, rhs: SecTrust) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+/// The certificate's DER (`SecCertificateCopyData`).
+public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData {
+    NSData(data: certificate.certificate.der)
 }
 
-/// Creates a certificate from DER (`SecCertificateCreateWithData`). Not implemented yet: nil.
-public func SecCertificateCreateWithData(_ allocator: CFAllocator?, _ data: CFData) -> SecCertificate? { nil }
+/// A human-readable summary of the subject (`SecCertificateCopySubjectSummary`): the last common
+/// name; else the organizational unit, the organization or another value; else the first email
+/// address or DNS name.
+public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? {
+    certificate.certificate.subjectSummary.map { $0 as NSString }
+}
 
-/// A certificate's DER bytes (`SecCertificateCopyData`). Not implemented yet.
-public func SecCertificateCopyData(_ certificate: SecCertificate) -> CFData { NSData() }
+/// The certificate's public key (`SecCertificateCopyKey`); nil for a key type this keychain does
+/// not support.
+public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
+    (try? certificate.certificate.publicKey()).map(SecKey.init)
+}
 
-/// A certificate's subject summary (`SecCertificateCopySubjectSummary`). Not implemented yet: nil.
-public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> CFString? { nil }
+/// The certificate's public key (`SecCertificateCopyPublicKey`, deprecated name of
+/// `SecCertificateCopyKey`).
+public func SecCertificateCopyPublicKey(_ certificate: SecCertificate) -> SecKey? {
+    SecCertificateCopyKey(certificate)
+}
 
-/// A certificate's public key (`SecCertificateCopyKey`). Not implemented yet: nil.
-public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? { nil }
-
-/// A certificate's common name (`SecCertificateCopyCommonName`). Not implemented yet: `errSecUnimplemented`.
+/// The subject's common name (`SecCertificateCopyCommonName`): the last one when there are several.
+///
+/// - Returns: `errSecSuccess`; errSecInternal (-26276, from Apple's SecBasePriv.h) when the
+///   subject has no common name, as Apple's implementation returns.
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
-    errSecUnimplemented
+    guard let name = certificate.certificate.commonNames.last else { return -26276 }
+    commonName.pointee = name as NSString
+    return errSecSuccess
 }
 
-/// A certificate's email addresses (`SecCertificateCopyEmailAddresses`). Not implemented yet: `errSecUnimplemented`.
+/// The certificate's email addresses (`SecCertificateCopyEmailAddresses`): the subject's
+/// `emailAddress` values and the alternative name's rfc822Names; an empty array when none.
 public func SecCertificateCopyEmailAddresses(_ certificate: SecCertificate, _ emailAddresses: UnsafeMutablePointer<CFArray?>) -> OSStatus {
-    errSecUnimplemented
+    emailAddresses.pointee = certificate.certificate.emailAddresses as NSArray
+    return errSecSuccess
 }
 
-/// A certificate's serial number (`SecCertificateCopySerialNumberData`). Not implemented yet.
+/// The serial number's big-endian bytes as they appear in the DER INTEGER
+/// (`SecCertificateCopySerialNumberData`; the same bytes as `kSecAttrSerialNumber`).
 public func SecCertificateCopySerialNumberData(_ certificate: SecCertificate, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    error?.pointee = Unmanaged.passRetained(
-        StatusMapping.cfError(status: errSecUnimplemented, reason: "SecCertificateCopySerialNumberData is not implemented yet"))
-    return nil
+    NSData(data: certificate.certificate.serialNumber)
 }
 
-/// An identity's certificate (`SecIdentityCopyCertificate`). Not implemented yet: `errSecUnimplemented`.
-public func SecIdentityCopyCertificate(_ identity: SecIdentity, _ certificate: UnsafeMutablePointer<SecCertificate?>) -> OSStatus {
-    errSecUnimplemented
+/// The serial number (`SecCertificateCopySerialNumber`, deprecated name).
+public func SecCertificateCopySerialNumber(_ certificate: SecCertificate) -> CFData? {
+    NSData(data: certificate.certificate.serialNumber)
 }
 
-/// An identity's private key (`SecIdentityCopyPrivateKey`). Not implemented yet: `errSecUnimplemented`.
-public func SecIdentityCopyPrivateKey(_ identity: SecIdentity, _ privateKey: UnsafeMutablePointer<SecKey?>) -> OSStatus {
-    errSecUnimplemented
+/// The issuer in Apple's normalized form, as a DER SEQUENCE
+/// (`SecCertificateCopyNormalizedIssuerSequence`): string values upper-cased with white space
+/// trimmed and collapsed, encoded as UTF8String.
+public func SecCertificateCopyNormalizedIssuerSequence(_ certificate: SecCertificate) -> CFData? {
+    NSData(data: certificate.certificate.normalizedIssuerSequence)
 }
 
-/// The identity of a stored certificate (`SecIdentityCreateWithCertificate`). Not implemented yet.
-public func SecIdentityCreateWithCertificate(
-    _ keychainOrArray: CFTypeRef?, _ certificate: SecCertificate, _ identity: UnsafeMutablePointer<SecIdentity?>
-) -> OSStatus {
-    errSecUnimplemented
-}
-
-/// Imports a PKCS#12 file (`SecPKCS12Import`). Not implemented yet: `errSecUnimplemented`.
-public func SecPKCS12Import(_ pkcs12Data: CFData, _ options: CFDictionary, _ items: UnsafeMutablePointer<CFArray?>) -> OSStatus {
-    errSecUnimplemented
+/// The subject in Apple's normalized form (`SecCertificateCopyNormalizedSubjectSequence`).
+public func SecCertificateCopyNormalizedSubjectSequence(_ certificate: SecCertificate) -> CFData? {
+    NSData(data: certificate.certificate.normalizedSubjectSequence)
 }

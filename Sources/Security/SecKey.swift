@@ -1,114 +1,206 @@
 import KeychainCore
 
-// SecKey arrives with issue 4 (keys, certificates, identities over OpenSSL). Until then these
-// declarations let client code compile; each returns nil with an errSecUnimplemented CFError,
-// as the README's compatibility table states.
+/// A cryptographic key (`SecKey`): RSA or elliptic curve (P-192 to P-521), public or private.
+///
+/// Equal keys have the same type, class and public key, as Apple compares software keys; a
+/// private key is never compared by its private bytes.
+public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertible {
+    let key: AsymmetricKey
 
-/// A cryptographic key (`SecKey`). No key can be created yet.
-public final class SecKey: Hashable, @unchecked Sendable {
-    private init() {}
-    public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    init(_ key: AsymmetricKey) { self.key = key }
+
+    public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs.key == rhs.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    /// Names the key's type, size and class, never its value.
+    public var description: String {
+        let kind = key.type == .rsa ? "RSA" : "EC"
+        return "<SecKey algorithm: \(kind), size: \(key.sizeInBits), class: \(key.keyClass == .private ? "private" : "public")>"
+    }
 }
 
-/// A `SecKey` algorithm name (`SecKeyAlgorithm`), with Apple's string values.
-public struct SecKeyAlgorithm: RawRepresentable, Hashable, @unchecked Sendable {
-    public let rawValue: CFString
-    public init(rawValue: CFString) { self.rawValue = rawValue }
-    public static func == (lhs: SecKeyAlgorithm, rhs: SecKeyAlgorithm) -> Bool { lhs.rawValue.isEqual(rhs.rawValue) }
-    public func hash(into hasher: inout Hasher) { hasher.combine(String(rawValue)) }
+/// Reports `error` through a `CFError` out-parameter, as Apple's `…WithError` functions do.
+func report(_ error: any Error, to out: UnsafeMutablePointer<Unmanaged<CFError>?>?) {
+    out?.pointee = Unmanaged.passRetained(StatusMapping.cfError(for: error))
 }
 
-/// The operations `SecKeyIsAlgorithmSupported` asks about.
-public enum SecKeyOperationType: Int32, Sendable {
-    case sign = 0, verify = 1, encrypt = 2, decrypt = 3, keyExchange = 4
+/// Runs `body`, returning its value, or nil with the error in `out`.
+func reporting<T>(_ out: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () throws -> T) -> T? {
+    do {
+        return try body()
+    } catch {
+        report(error, to: out)
+        return nil
+    }
 }
 
-/// Reports the not-yet-implemented key API through a `CFError`.
-private func unimplemented(_ error: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ function: String) {
-    error?.pointee = Unmanaged.passRetained(
-        StatusMapping.cfError(status: errSecUnimplemented, reason: "\(function) is not implemented yet"))
-}
-
-/// Generates a key pair (`SecKeyCreateRandomKey`). Not implemented yet: returns nil with `errSecUnimplemented`.
+/// Generates a key pair and returns its private key (`SecKeyCreateRandomKey`).
+///
+/// `kSecAttrKeyType` (`kSecAttrKeyTypeECSECPrimeRandom` or `kSecAttrKeyTypeRSA`) and
+/// `kSecAttrKeySizeInBits` are required (seed 000); they and the other parameters may be at the
+/// top level or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (the sub-dictionary wins). A key
+/// whose parameters say `kSecAttrIsPermanent` is stored in the keychain, as `SecItemAdd` with
+/// `kSecValueRef` stores it (the private key's application label is the SHA-1 of the public key).
+///
+/// - Returns: the private key, or nil with a `CFError`: `errSecParam` for a missing or unknown
+///   type or a missing size; `errSecKeySizeNotAllowed` for an unsupported size (EC 192, 224, 256,
+///   384, 521; RSA multiples of 8 from 512 to 8192); `errSecUnimplemented` for Secure Enclave
+///   keys (`kSecAttrTokenIDSecureEnclave`); the `SecItemAdd` status when storing fails.
 public func SecKeyCreateRandomKey(_ parameters: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecKey? {
-    unimplemented(error, "SecKeyCreateRandomKey")
-    return nil
+    reporting(error) { try KeyGeneration.run(parameters).privateKey }
 }
 
-/// Creates a key from its external representation (`SecKeyCreateWithData`). Not implemented yet.
+/// Generates a key pair (`SecKeyGeneratePair`, legacy): `SecKeyCreateRandomKey` and
+/// `SecKeyCopyPublicKey`, returning the status instead of a `CFError`.
+public func SecKeyGeneratePair(
+    _ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?, _ privateKey: UnsafeMutablePointer<SecKey?>?
+) -> OSStatus {
+    do {
+        let pair = try KeyGeneration.run(parameters)
+        publicKey?.pointee = pair.publicKey
+        privateKey?.pointee = pair.privateKey
+        return errSecSuccess
+    } catch {
+        return StatusMapping.status(for: error)
+    }
+}
+
+/// Creates a key from its external representation (`SecKeyCreateWithData`): ANSI X9.63 for EC
+/// (`04 ‖ X ‖ Y`, plus `K` for private keys), PKCS#1 for RSA (public keys also as X.509
+/// SubjectPublicKeyInfo).
+///
+/// - Parameter attributes: `kSecAttrKeyType` and `kSecAttrKeyClass` (required);
+///   `kSecAttrKeySizeInBits` is accepted (the size comes from the data).
+/// - Returns: the key, or nil with an `errSecParam` `CFError` for data that is not such a key
+///   (`errSecUnimplemented` for symmetric keys).
 public func SecKeyCreateWithData(
     _ keyData: CFData, _ attributes: CFDictionary, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> SecKey? {
-    unimplemented(error, "SecKeyCreateWithData")
-    return nil
+    reporting(error) {
+        let values = try RequestBridge.dictionary(attributes)
+        guard let type = values["type"].flatMap(KeyGeneration.attribute).flatMap(KeyType.init(attribute:)) else {
+            throw KeychainError.param("Unsupported key type")
+        }
+        guard let keyClass = values["kcls"].flatMap(KeyGeneration.attribute).flatMap(KeyClass.init(attribute:)) else {
+            throw KeychainError.param("Unsupported key class")
+        }
+        return SecKey(try AsymmetricKey(externalRepresentation: Data(referencing: keyData), type: type, keyClass: keyClass))
+    }
 }
 
-/// The public half of a key (`SecKeyCopyPublicKey`). Not implemented yet: no key exists to ask.
-public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? { nil }
+/// The public key of a key pair (`SecKeyCopyPublicKey`); a public key returns an equal key.
+public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
+    (try? key.key.publicKey()).map(SecKey.init)
+}
 
-/// A key's external representation (`SecKeyCopyExternalRepresentation`). Not implemented yet.
+/// The key's external representation (`SecKeyCopyExternalRepresentation`): see
+/// `SecKeyCreateWithData`. For a private key this is the private key itself.
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    unimplemented(error, "SecKeyCopyExternalRepresentation")
-    return nil
+    reporting(error) { try key.key.externalRepresentation().withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) } }
 }
 
-/// A key's attributes (`SecKeyCopyAttributes`). Not implemented yet.
-public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? { nil }
+/// The key's attributes (`SecKeyCopyAttributes`), as Apple reports a software key: class,
+/// `kSecAttrKeyClass` and `kSecAttrKeyType` as strings, size, application label, the
+/// usage flags as booleans, and `kSecValueData` (the external representation).
+public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
+    var dictionary: [String: Any] = ["class": "keys"]
+    for (name, value) in key.key.itemAttributes {
+        switch name {
+        case "kcls", "type": dictionary[name] = String(value.integerValue ?? 0)
+        case "bsiz", "esiz": dictionary[name] = NSNumber(value: value.integerValue ?? 0)
+        case "klbl": dictionary[name] = ResultBridge.object(value)
+        default: dictionary[name] = NSNumber(value: value.integerValue == 1)
+        }
+    }
+    if let representation = try? key.key.externalRepresentation() {
+        dictionary["v_Data"] = representation.withUnsafeBytes { Data($0) }
+    }
+    return dictionary as NSDictionary
+}
 
-/// A key's block size in bytes (`SecKeyGetBlockSize`). Not implemented yet: 0.
-public func SecKeyGetBlockSize(_ key: SecKey) -> Int { 0 }
+/// The key's block size in bytes (`SecKeyGetBlockSize`): the modulus length for RSA, the field
+/// size for EC.
+public func SecKeyGetBlockSize(_ key: SecKey) -> Int { key.key.blockSize }
 
-/// Whether a key supports an algorithm (`SecKeyIsAlgorithmSupported`). Not implemented yet: false.
+/// Whether the key can run `algorithm` for `operation` (`SecKeyIsAlgorithmSupported`): false
+/// for another key type, the wrong class (signing needs a private key, verifying a public one),
+/// or a key too small for the padding.
 public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperationType, _ algorithm: SecKeyAlgorithm) -> Bool {
-    false
+    key.key.supports(operation.operation, String(algorithm.rawValue))
 }
 
-/// Signs data (`SecKeyCreateSignature`). Not implemented yet.
+/// Signs data with a private key (`SecKeyCreateSignature`).
+///
+/// - Returns: the signature (DER for X9.62 ECDSA, `r ‖ s` for RFC 4754), or nil with a
+///   `CFError`: `errSecParam` when the key does not support the algorithm or a digest has the
+///   wrong length.
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    unimplemented(error, "SecKeyCreateSignature")
-    return nil
+    reporting(error) { NSData(data: try key.key.sign(String(algorithm.rawValue), Data(referencing: dataToSign))) }
 }
 
-/// Verifies a signature (`SecKeyVerifySignature`). Not implemented yet.
+/// Verifies a signature with a public key (`SecKeyVerifySignature`).
+///
+/// - Returns: true, or false with a `CFError`: `errSecVerifyFailed` for a signature that does
+///   not match (or is malformed); `errSecParam` when the key does not support the algorithm.
 public func SecKeyVerifySignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ signedData: CFData, _ signature: CFData,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> Bool {
-    unimplemented(error, "SecKeyVerifySignature")
-    return false
+    reporting(error) {
+        try key.key.verify(String(algorithm.rawValue), Data(referencing: signedData), signature: Data(referencing: signature))
+        return true
+    } ?? false
 }
 
-/// Encrypts data (`SecKeyCreateEncryptedData`). Not implemented yet.
+/// Encrypts with a public key (`SecKeyCreateEncryptedData`), in Apple's byte layouts.
+///
+/// - Returns: the ciphertext, or nil with an `errSecParam` `CFError` (unsupported algorithm,
+///   plaintext too long).
 public func SecKeyCreateEncryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ plaintext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    unimplemented(error, "SecKeyCreateEncryptedData")
-    return nil
+    reporting(error) { NSData(data: try key.key.encrypt(String(algorithm.rawValue), Data(referencing: plaintext))) }
 }
 
-/// Decrypts data (`SecKeyCreateDecryptedData`). Not implemented yet.
+/// Decrypts with a private key (`SecKeyCreateDecryptedData`).
+///
+/// - Returns: the plaintext, or nil with an `errSecParam` `CFError` (unsupported algorithm, bad
+///   padding, failed authentication).
 public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    unimplemented(error, "SecKeyCreateDecryptedData")
-    return nil
+    reporting(error) {
+        try key.key.decrypt(String(algorithm.rawValue), Data(referencing: ciphertext)).withUnsafeBytes {
+            NSData(bytes: $0.baseAddress, length: $0.count)
+        }
+    }
 }
 
-/// Performs a key exchange (`SecKeyCopyKeyExchangeResult`). Not implemented yet.
+/// ECDH between a private key and a peer's public key (`SecKeyCopyKeyExchangeResult`).
+///
+/// - Parameter parameters: for the X9.63 algorithms `kSecKeyKeyExchangeParameterRequestedSize`
+///   (required) and `kSecKeyKeyExchangeParameterSharedInfo` (optional `CFData`).
+/// - Returns: the shared secret (or KDF output), or nil with an `errSecParam` `CFError`.
 public func SecKeyCopyKeyExchangeResult(
     _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,
     _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    unimplemented(error, "SecKeyCopyKeyExchangeResult")
-    return nil
-}
-
-/// Generates a key pair (`SecKeyGeneratePair`, legacy). Not implemented yet: `errSecUnimplemented`.
-public func SecKeyGeneratePair(
-    _ parameters: CFDictionary, _ publicKey: UnsafeMutablePointer<SecKey?>?, _ privateKey: UnsafeMutablePointer<SecKey?>?
-) -> OSStatus {
-    errSecUnimplemented
+    reporting(error) {
+        let values = try RequestBridge.dictionary(parameters)
+        var options = KeyOperationParameters()
+        switch values["requestedSize"] {
+        case .integer(let size)?: options.requestedSize = Int(size)
+        case nil: break
+        default: throw KeychainError.param("kSecKeyKeyExchangeParameterRequestedSize must be a number")
+        }
+        switch values["sharedInfo"] {
+        case .data(let info)?: options.sharedInfo = info
+        case nil: break
+        default: throw KeychainError.param("ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)")
+        }
+        return try privateKey.key.keyExchange(String(algorithm.rawValue), peer: publicKey.key, parameters: options)
+            .withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+    }
 }

@@ -143,7 +143,8 @@ enum CommandTable {
             secretOptions: (PasswordItemOptions.specification(.internet, .add), ["w", "X"]),
             action: { try AddPasswordCommand.run($0, kind: .internet) }),
         Command(
-            "add-certificates", usage: "[-k keychain] file...", summary: "Add certificates to a keychain."),
+            "add-certificates", usage: "[-k keychain] file...", summary: "Add certificates to a keychain.",
+            action: AddCertificatesCommand.run),
         Command(
             "find-generic-password",
             usage: """
@@ -230,17 +231,53 @@ enum CommandTable {
         Command(
             "set-key-partition-list", usage: "[options...] [keychain]", summary: "Set the partition list of a key."),
         Command(
-            "find-certificate", usage: "[-a] [-c name] [-e emailAddress] [-m] [-p] [-Z] [keychain...]",
-            summary: "Find a certificate item."),
+            "find-certificate",
+            usage: """
+                [-a] [-c name] [-e emailAddress] [-m] [-p] [-Z] [keychain...]
+                    -a  Find all matching certificates, not just the first one
+                    -c  Match on "name" (a substring of the common name or label)
+                    -e  Match on "emailAddress"
+                    -m  Show the email addresses in the certificate
+                    -p  Output certificate in pem format
+                    -Z  Print SHA-256 (and SHA-1) hash of the certificate
+                If no keychains are specified to search, the default search list is used.
+                """,
+            summary: "Find a certificate item.",
+            action: FindCertificateCommand.run),
         Command(
-            "find-identity", usage: "[-p policy] [-s string] [-v] [keychain...]",
-            summary: "Find an identity (certificate + private key)."),
+            "find-identity",
+            usage: """
+                [-p policy] [-s string] [-v] [keychain...]
+                    -p  Specify policy to evaluate (multiple -p options are allowed)
+                        Supported policies: basic, ssl-client, ssl-server, smime, eap,
+                        ipsec, ichat, codesigning, sys-default, sys-kerberos-kdc
+                    -s  Specify optional policy-specific string (e.g. DNS hostname for SSL,
+                        or RFC822 email address for S/MIME)
+                    -v  Show valid identities only (default is to show all identities)
+                If no keychains are specified to search, the default search list is used.
+                """,
+            summary: "Find an identity (certificate + private key).",
+            action: FindIdentityCommand.run),
         Command(
-            "delete-certificate", usage: "[-c name] [-Z hash] [-t] [keychain...]",
-            summary: "Delete a certificate from a keychain."),
+            "delete-certificate",
+            usage: """
+                [-c name] [-Z hash] [-t] [keychain...]
+                    -c  Specify certificate to delete by its common name
+                    -Z  Specify certificate to delete by its SHA-1 hash value
+                    -t  Also delete user trust settings for this certificate
+                """,
+            summary: "Delete a certificate from a keychain.",
+            action: { try DeleteCertificateCommand.run($0, identity: false) }),
         Command(
-            "delete-identity", usage: "[-c name] [-Z hash] [-t] [keychain...]",
-            summary: "Delete an identity (certificate + private key) from a keychain."),
+            "delete-identity",
+            usage: """
+                [-c name] [-Z hash] [-t] [keychain...]
+                    -c  Specify identity to delete by its common name
+                    -Z  Specify identity to delete by its SHA-1 hash value
+                    -t  Also delete user trust settings for this identity certificate
+                """,
+            summary: "Delete an identity (certificate + private key) from a keychain.",
+            action: { try DeleteCertificateCommand.run($0, identity: true) }),
         Command(
             "set-identity-preference", usage: "[-n] [-c identity] [-s service] [-u keyUsage] [-Z hash] [keychain...]",
             summary: "Set the preferred identity to use for a service."),
@@ -249,11 +286,37 @@ enum CommandTable {
             summary: "Get the preferred identity to use for a service."),
         Command("create-db", usage: "[-ao0] [-g dl|cspdl] [-m mode] [name]", summary: "Create a db using the DL."),
         Command(
-            "export", usage: "[-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]",
-            summary: "Export items from a keychain."),
+            "export",
+            usage: """
+                [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]
+                    -k  Keychain to export items from
+                    -t  Type = certs|allKeys|pubKeys|privKeys|identities|all (Default: all)
+                    -f  Format = openssl|pkcs8|pkcs12|x509|pemseq
+                    -w  Private keys are wrapped (always: they are encrypted with the passphrase)
+                    -p  PEM encode the output
+                    -P  Specify wrapping passphrase immediately (default is a prompt)
+                    -o  Specify output file (default is stdout)
+                """,
+            summary: "Export items from a keychain.",
+            secretOptions: ("k:o:t:f:P:wph", ["P"]),
+            action: ExportCommand.run),
         Command(
-            "import", usage: "inputfile [-k keychain] [-t type] [-f format] [-w] [-P passphrase] [options...]",
-            summary: "Import items into a keychain."),
+            "import",
+            usage: """
+                inputfile [-k keychain] [-t type] [-f format] [-w] [-P passphrase] [options...]
+                    -k  Target keychain to import into
+                    -t  Type = pub|priv|session|cert|agg
+                    -f  Format = openssl|openssh1|openssh2|bsafe|raw|pkcs7|pkcs8|pkcs12|netscape|x509|pemseq
+                    -w  Specify that private keys are wrapped and must be unwrapped on import
+                    -x  Specify that private keys are non-extractable after being imported
+                    -P  Specify wrapping passphrase immediately (default is a prompt)
+                    -a  Specify name and value of extended attribute (can be used multiple times)
+                    -A  Allow any application to access the imported key without warning (accepted)
+                    -T  Specify an application which may access the imported key (accepted)
+                """,
+            summary: "Import items into a keychain.",
+            secretOptions: ("k:t:f:P:wxa:hAT:", ["P"]),
+            action: ImportCommand.run),
         Command("cms", usage: "[-C|-D|-E|-S] [<options>]", summary: "Encode or decode CMS messages."),
         Command("install-mds", usage: "", summary: "Install (or re-install) the MDS database."),
         Command("add-trusted-cert", usage: "[<options>] [certFile]", summary: "Add trusted certificate(s)."),

@@ -13,7 +13,7 @@ import Testing
         #expect(run.output.isEmpty)
     }
 
-    @Test(arguments: ["create-keychain", "unlock-keychain", "import", "export", "find-certificate", "list-keychains"])
+    @Test(arguments: ["create-keychain", "unlock-keychain", "create-keypair", "find-key", "verify-cert", "list-keychains"])
     func commandsNotImplementedExitWith252(_ command: String) throws {
         let run = try tool.run(command, "anything")
         #expect(run.status == 252)

@@ -108,24 +108,34 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 key snippets compile; SecKeyCreateRandomKey reports errSecUnimplemented until issue 4")
+    @Test("Seed 000 makeReceiptSigningKey stores a P-256 private key under its tag; makeEnclaveKey reports errSecUnimplemented (no Secure Enclave)")
     func keySnippets() throws {
-        // Issue 4 (keys over OpenSSL) makes both return keys; until then the CFError is thrown.
-        for make in [Seed000Keys().makeReceiptSigningKey, Seed000Keys().makeEnclaveKey] {
+        try TemporaryKeychain.run { _ in
+            let key = try Seed000Keys().makeReceiptSigningKey()
+            let query: Query = [
+                kSecClass as String: kSecClassKey,
+                kSecAttrApplicationTag as String: Data("com.example.receipts.signing".utf8),
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPrivate,
+                kSecReturnRef as String: true,
+            ]
+            #expect(copyMatching(query).result as? SecKey == key)
+            #expect(SecKeyGetBlockSize(key) == 32)
             do {
-                _ = try make()
-                Issue.record("SecKeyCreateRandomKey returned a key; update this test for issue 4")
+                _ = try Seed000Keys().makeEnclaveKey()
+                Issue.record("a Secure Enclave key was made without a Secure Enclave")
             } catch let error as NSError {
                 #expect(error.domain == kCFErrorDomainOSStatus as String)
                 #expect(error.code == Int(errSecUnimplemented))
             }
+            #expect(count([kSecClass as String: kSecClassKey]) == 1)
         }
     }
 
-    @Test("Seed 000 storeServerRoot compiles; SecCertificateCreateWithData gives nil until issue 4, so errSecParam")
+    @Test("Seed 000 storeServerRoot: a non-certificate gives nil from SecCertificateCreateWithData, so errSecParam")
     func storeServerRootSnippet() throws {
         try TemporaryKeychain.run { _ in
-            // Issue 4 (certificates) makes this store the certificate.
+            // CertificateTests runs the snippet with a real certificate.
             #expect(throws: KeychainError(status: errSecParam)) {
                 try storeServerRoot(der: Data([0x30, 0x03, 0x02, 0x01, 0x01]))
             }
@@ -133,10 +143,10 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 importClientIdentity compiles; SecPKCS12Import is errSecUnimplemented until issue 4")
+    @Test("Seed 000 importClientIdentity: malformed PKCS#12 data is errSecDecode")
     func importClientIdentitySnippet() throws {
-        // Issue 4 (PKCS#12) makes this return an identity for a valid file.
-        #expect(throws: KeychainError(status: errSecUnimplemented)) {
+        // IdentityReferenceTests runs the snippet with real files.
+        #expect(throws: KeychainError(status: errSecDecode)) {
             _ = try importClientIdentity(p12: Data([0x30, 0x00]), password: "secret")
         }
     }

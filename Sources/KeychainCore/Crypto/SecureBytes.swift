@@ -53,7 +53,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Lends the bytes to `body`; the pointer must not escape.
-    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(pointer))
     }
 

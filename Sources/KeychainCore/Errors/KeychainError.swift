@@ -34,6 +34,16 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case noSuchAttribute = -25303
         /// `errSecNoSuchClass`: `kSecClass` names no known class.
         case noSuchClass = -25306
+        /// `errSecKeySizeNotAllowed`: a key size the key type does not support.
+        case keySizeNotAllowed = -25311
+        /// `errSecUnsupportedFormat`: a file format this keychain cannot import or export.
+        case unsupportedFormat = -25256
+        /// `errSecUnknownFormat`: input that is not in any format this keychain knows.
+        case unknownFormat = -25257
+        /// `errSecPassphraseRequired`: an encrypted import needs a passphrase.
+        case passphraseRequired = -25260
+        /// `errSecVerifyFailed`: a signature did not verify.
+        case verifyFailed = -67808
         /// `errSecInteractionNotAllowed`: the item's protection class is unavailable now.
         case interactionNotAllowed = -25308
         /// `errSecDecode`: stored data failed authentication or could not be decoded.

@@ -12,4 +12,6 @@ public struct ItemResult: Sendable {
     public var data: Data?
     /// The persistent reference (`kSecReturnPersistentRef`).
     public var persistentReference: Data?
+    /// The key, certificate or identity (`kSecReturnRef`).
+    public var reference: ItemReference?
 }

@@ -159,12 +159,12 @@ enum OpenSSL {
         return output.prefix(Int(length))
     }
 
-    fileprivate static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+    static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
         buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Drains OpenSSL's error queue into an internal error naming the failed call.
-    fileprivate static func failure(_ call: String) -> KeychainError {
+    static func failure(_ call: String) -> KeychainError {
         var codes: [String] = []
         while case let code = ERR_get_error(), code != 0 {
             codes.append(String(code, radix: 16))

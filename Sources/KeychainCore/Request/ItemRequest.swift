@@ -96,6 +96,9 @@ public struct ItemRequest: Sendable {
     public var secret: Data?
     /// `kSecValuePersistentRef`.
     public var persistentReference: PersistentReference?
+    /// The identity of an add by `kSecValueRef` = `SecIdentity` (stored as its certificate and
+    /// its private key).
+    public var identity: Identity?
     /// `kSecMatchLimit`; nil when absent.
     public var matchLimit: MatchLimit?
     /// `kSecReturn…`.

@@ -21,7 +21,8 @@ public enum RequestParser {
     ///
     /// - Throws: `errSecParam` for a malformed dictionary, `errSecNoSuchClass` for an unknown
     ///   class, `errSecUnimplemented` for search keys that need certificate trust.
-    public static func parse(_ dictionary: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
+    public static func parse(_ given: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
+        let (dictionary, identity) = try mergingReference(given, for: operation)
         var persistentReference: PersistentReference?
         if let value = dictionary["v_PersistentRef"] {
             guard case .data(let data) = value else {
@@ -32,6 +33,7 @@ public enum RequestParser {
         let itemClass = try resolveClass(dictionary["class"], persistentReference: persistentReference)
         var request = ItemRequest(itemClass: itemClass)
         request.persistentReference = operation == .add ? nil : persistentReference
+        request.identity = operation == .add ? identity : nil
         var nonAttributeKeys = 0
         var attributeKeyCount = 0
         var matchKeys: [String] = []
@@ -66,8 +68,10 @@ public enum RequestParser {
             throw KeychainError.param("too many keys in one dictionary")
         }
 
+        normalizeIssuer(&request)
         switch operation {
         case .add:
+            try inferKeyAttributes(&request)
             try validateAdd(request, matchKeys: matchKeys, dictionary: dictionary)
         case .copyMatching:
             if request.persistentReference != nil && attributeKeyCount > 0 {
@@ -261,7 +265,7 @@ public enum RequestParser {
         case "v_PersistentRef":
             break  // parsed before the class was resolved
         case "v_Ref":
-            throw KeychainError.param("kSecValueRef must be a SecKey, SecCertificate or SecIdentity")
+            throw KeychainError.param("kSecValueRef must be a SecKey, SecCertificate or SecIdentity")  // merged earlier
         default:
             throw KeychainError.param("unknown key \(key)")
         }
@@ -276,7 +280,7 @@ public enum RequestParser {
         if dictionary["u_ItemList"] != nil {
             throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")  // D1
         }
-        if request.itemClass == .identity {
+        if request.itemClass == .identity && request.identity == nil {
             throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")  // D6
         }
         if request.itemClass == .key && request.attributes["type"] == nil {

@@ -22,6 +22,8 @@ public enum RequestValue: Sendable {
     case dictionary([String: RequestValue])
     /// A `SecAccessControl`.
     case accessControl(AccessControlPolicy)
+    /// A `SecKey`, `SecCertificate` or `SecIdentity` (`kSecValueRef`).
+    case reference(ItemReference)
     /// An object the engine does not interpret (for example an `LAContext`); `typeName` names it in errors.
     case object(typeName: String)
 
@@ -37,6 +39,9 @@ public enum RequestValue: Sendable {
         case .array: return "array"
         case .dictionary: return "dictionary"
         case .accessControl: return "SecAccessControl"
+        case .reference(.key): return "SecKey"
+        case .reference(.certificate): return "SecCertificate"
+        case .reference(.identity): return "SecIdentity"
         case .object(let typeName): return typeName
         }
     }
@@ -47,6 +52,18 @@ public enum RequestValue: Sendable {
         case .boolean(let value): return value
         case .integer(let value) where value == 0 || value == 1: return value == 1
         default: return nil
+        }
+    }
+}
+
+extension AttributeValue {
+    /// The value as a dictionary value, for merging a reference's attributes into a request.
+    var requestValue: RequestValue {
+        switch self {
+        case .string(let text): return .string(text)
+        case .data(let data): return .data(data)
+        case .integer(let number): return .integer(number)
+        case .date(let date): return .date(date)
         }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+
+/// The objects behind `kSecValueRef` and `kSecReturnRef`: keys and certificates are rebuilt from
+/// their stored data; an identity is added as its certificate and its private key.
+extension Keychain {
+    /// The `SecKey` or `SecCertificate` an item's data holds; nil when the data is not one.
+    func reference(itemClass: ItemClass, attributes: [String: AttributeValue], secret: Data?) -> ItemReference? {
+        guard let secret else { return nil }
+        switch itemClass {
+        case .certificate:
+            return (try? Certificate(der: secret)).map(ItemReference.certificate)
+        case .key:
+            guard let type = attributes["type"].flatMap(KeyType.init(attribute:)),
+                let keyClass = attributes["kcls"].flatMap(KeyClass.init(attribute:)),
+                let key = try? AsymmetricKey(externalRepresentation: secret, type: type, keyClass: keyClass)
+            else { return nil }
+            return .key(key)
+        default:
+            return nil
+        }
+    }
+
+    /// `SecItemAdd` with `kSecValueRef` = a `SecIdentity`: adds the certificate, then the
+    /// private key, with the caller's other attributes applied to each where its class has them
+    /// (the label to both). A certificate or key that is already stored is tolerated as long as
+    /// the other half is new; when both exist the add is `errSecDuplicateItem` (Apple,
+    /// apple-semantics §7.3). Both halves are written in one transaction.
+    func addIdentity(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
+        guard let identity = request.identity else { throw KeychainError.param("no identity to add") }
+        var certificateAttributes = identity.certificate.itemAttributes
+        if let summary = identity.certificate.subjectSummary { certificateAttributes["labl"] = .string(summary) }
+        let representation = try identity.privateKey.externalRepresentation()
+        var keySecret = representation.withUnsafeBytes { Data($0) }
+        defer { keySecret.wipe() }
+        let certificateRequest = half(.certificate, certificateAttributes, secret: identity.certificate.der, of: request)
+        let keyRequest = half(.key, identity.privateKey.itemAttributes, secret: keySecret, of: request)
+        var (certificateRecord, certificateRow) = try prepareAdd(certificateRequest, context: context)
+        var (keyRecord, keyRow) = try prepareAdd(keyRequest, context: context)
+
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                var added = 0
+                do {
+                    certificateRecord.rowID = try store.insert(certificateRow, in: connection)
+                    added += 1
+                } catch let error as KeychainError where error.code == .duplicateItem {
+                    if let existing = try store.rows(primaryKeyTokens: [certificateRow.primaryKeyToken], in: connection).first {
+                        certificateRecord.uuid = existing.uuid
+                    }
+                }
+                do {
+                    keyRecord.rowID = try store.insert(keyRow, in: connection)
+                    added += 1
+                } catch let error as KeychainError where error.code == .duplicateItem {
+                    // The key is already stored: another certificate of the same key pair.
+                }
+                guard added > 0 else { throw KeychainError(.duplicateItem, "the identity's certificate and key exist") }
+                try registerAccessGroup(certificateRecord.accessGroup, in: connection)
+                try registerAccessGroup(keyRecord.accessGroup, in: connection)
+            }
+        }
+        guard !request.returns.isEmpty else { return nil }
+        var result = ItemResult(itemClass: .identity)
+        if request.returns.contains(.attributes) {
+            result.attributes = keyRecord.attributes.merging(certificateRecord.attributes) { _, certificate in certificate }
+            result.accessControl = certificateRecord.accessControl
+        }
+        if request.returns.contains(.data) { result.data = keySecret }
+        if request.returns.contains(.persistentReference) {
+            result.persistentReference = PersistentReference(itemClass: .identity, uuid: certificateRecord.uuid).data
+        }
+        if request.returns.contains(.reference) { result.reference = .identity(identity) }
+        return result
+    }
+
+    /// One half of an identity add: the object's attributes, overlaid with the caller's values
+    /// that `itemClass` has.
+    private func half(
+        _ itemClass: ItemClass, _ attributes: [String: AttributeValue], secret: Data, of request: ItemRequest
+    ) -> ItemRequest {
+        var half = ItemRequest(itemClass: itemClass)
+        half.attributes = attributes
+        for (name, value) in request.attributes where AttributeCatalog.attribute(name, in: itemClass) != nil {
+            half.attributes[name] = value
+        }
+        half.accessControl = request.accessControl
+        half.synchronizable = request.synchronizable
+        half.secret = secret
+        return half
+    }
+}

@@ -1,0 +1,100 @@
+internal import COpenSSL
+import Foundation
+
+/// An OpenSSL `X509` certificate, owned by this object and freed when it goes. Used to validate
+/// that DER is a whole, well-formed certificate, to read its public key and validity, and to
+/// build chains; the fields Apple stores as attributes are read by `CertificateFields`.
+final class X509Certificate: @unchecked Sendable {
+    let pointer: OpaquePointer
+
+    private init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    /// Takes a reference of a certificate OpenSSL keeps owning (for example one of a stack).
+    init(retaining pointer: OpaquePointer) {
+        X509_up_ref(pointer)
+        self.pointer = pointer
+    }
+
+    deinit {
+        X509_free(pointer)
+    }
+
+    /// Parses DER; the input must be exactly one certificate.
+    ///
+    /// - Throws: `errSecDecode` for anything else.
+    init(der: UnsafeRawBufferPointer) throws {
+        guard der.count > 0 else { throw KeychainError(.decode, "empty certificate") }
+        var cursor = OpenSSL.bytes(der)
+        guard let certificate = d2i_X509(nil, &cursor, der.count) else {
+            ERR_clear_error()
+            throw KeychainError(.decode, "not a DER X.509 certificate")
+        }
+        guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
+            X509_free(certificate)
+            throw KeychainError(.decode, "trailing bytes after the certificate")
+        }
+        pointer = certificate
+    }
+
+    /// The certificate's DER encoding.
+    func der() throws -> Data {
+        let length = i2d_X509(pointer, nil)
+        guard length > 0 else { throw OpenSSL.failure("i2d_X509") }
+        var data = Data(count: Int(length))
+        data.withUnsafeMutableBytes { buffer in
+            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            _ = i2d_X509(pointer, &cursor)
+        }
+        return data
+    }
+
+    /// The subject public key.
+    func publicKey() throws -> EVPKey {
+        try EVPKey.adopt(X509_get_pubkey(pointer), "X509_get_pubkey", .decode)
+    }
+
+    /// Whether `key` is the private key of this certificate's public key.
+    func matches(privateKey key: EVPKey) -> Bool {
+        let result = X509_check_private_key(pointer, key.pointer) == 1
+        ERR_clear_error()
+        return result
+    }
+
+    /// Checks the certificate against the system's trust anchors (OpenSSL's default paths),
+    /// with `intermediates` as untrusted chain candidates, at the current time.
+    ///
+    /// - Returns: nil when trusted, or OpenSSL's `X509_V_ERR_…` code.
+    func verificationError(intermediates: [X509Certificate]) -> Int32? {
+        guard let store = X509_STORE_new() else { return X509_V_ERR_UNSPECIFIED }
+        defer { X509_STORE_free(store) }
+        X509_STORE_set_default_paths(store)
+        guard let chain = COpenSSL_X509StackNew() else { return X509_V_ERR_UNSPECIFIED }
+        defer { COpenSSL_X509StackFree(chain) }
+        for certificate in intermediates {
+            X509_up_ref(certificate.pointer)
+            if COpenSSL_X509StackPush(chain, certificate.pointer) == 0 { X509_free(certificate.pointer) }
+        }
+        guard let context = X509_STORE_CTX_new() else { return X509_V_ERR_UNSPECIFIED }
+        defer { X509_STORE_CTX_free(context) }
+        guard X509_STORE_CTX_init(context, store, pointer, chain) == 1 else { return X509_V_ERR_UNSPECIFIED }
+        let verified = X509_verify_cert(context) == 1
+        let error = X509_STORE_CTX_get_error(context)
+        ERR_clear_error()
+        return verified ? nil : error
+    }
+
+    /// `X509_V_ERR_CERT_HAS_EXPIRED`.
+    static let expiredError = X509_V_ERR_CERT_HAS_EXPIRED
+    /// `X509_V_ERR_CERT_NOT_YET_VALID`.
+    static let notYetValidError = X509_V_ERR_CERT_NOT_YET_VALID
+
+    /// The certificates of an OpenSSL stack, each retained.
+    static func certificates(of stack: OpaquePointer?) -> [X509Certificate] {
+        guard let stack else { return [] }
+        return (0..<COpenSSL_X509StackCount(stack)).compactMap { index in
+            COpenSSL_X509StackValue(stack, index).map { X509Certificate(retaining: $0) }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import KeychainCore
+
+/// `SecKeyCreateRandomKey`'s parameter handling and storage (apple-semantics §8.1).
+enum KeyGeneration {
+    /// Parameters that describe the generation and are not stored with the key.
+    private static let generationOnly: Set<String> = ["type", "bsiz", "private", "public"]
+
+    /// Generates the pair `parameters` describes and stores the halves marked permanent.
+    static func run(_ parameters: CFDictionary) throws -> (privateKey: SecKey, publicKey: SecKey) {
+        let top = try RequestBridge.dictionary(parameters)
+        let privateAttributes = try subDictionary(top["private"], name: "kSecPrivateKeyAttrs")
+        let publicAttributes = try subDictionary(top["public"], name: "kSecPublicKeyAttrs")
+        func value(_ name: String) -> RequestValue? { privateAttributes[name] ?? top[name] }
+
+        guard let type = value("type").flatMap(attribute).flatMap(KeyType.init(attribute:)) else {
+            throw KeychainError.param("incorrect or missing kSecAttrKeyType in key generation request")
+        }
+        guard let bits = value("bsiz").flatMap(attribute)?.integerValue else {
+            throw KeychainError.param("missing kSecAttrKeySizeInBits in key generation request")
+        }
+        if case .string("com.apple.setoken")? = value("tkid") {
+            throw KeychainError(.unimplemented, "Secure Enclave keys (kSecAttrTokenIDSecureEnclave) are not available")
+        }
+        let privateKey = try AsymmetricKey.generate(type: type, bits: Int(bits))
+        let publicKey = try privateKey.publicKey()
+
+        var common = top.filter { !generationOnly.contains($0.key) }
+        common.removeValue(forKey: "class")
+        let privateParameters = common.merging(privateAttributes) { _, specific in specific }
+        let publicParameters = common.merging(publicAttributes) { _, specific in specific }
+        if privateParameters["perm"]?.isTrue == true { try store(privateKey, privateParameters) }
+        if publicParameters["perm"]?.isTrue == true { try store(publicKey, publicParameters) }
+        return (SecKey(privateKey), SecKey(publicKey))
+    }
+
+    /// Adds `key` as `SecItemAdd` with `kSecValueRef` would.
+    private static func store(_ key: AsymmetricKey, _ parameters: [String: RequestValue]) throws {
+        var dictionary = parameters.filter { !generationOnly.contains($0.key) }
+        dictionary["class"] = .string("keys")
+        dictionary["v_Ref"] = .reference(.key(key))
+        let request = try RequestParser.parse(dictionary, for: .add)
+        let (keychain, context) = try ProcessKeychain.resolve()
+        _ = try keychain.add(request, context: context)
+    }
+
+    private static func subDictionary(_ value: RequestValue?, name: String) throws -> [String: RequestValue] {
+        switch value {
+        case nil: return [:]
+        case .dictionary(let entries)?: return entries
+        default: throw KeychainError.param("\(name) must be a dictionary")
+        }
+    }
+
+    /// A number or numeric string as an attribute value.
+    static func attribute(_ value: RequestValue) -> AttributeValue? {
+        switch value {
+        case .integer(let number): return .integer(number)
+        case .string(let text): return Int64(text).map(AttributeValue.integer)
+        case .real(let real): return Int64(exactly: real).map(AttributeValue.integer)
+        default: return nil
+        }
+    }
+}
+
+extension RequestValue {
+    /// Whether the value is a true flag (a true boolean or the number 1).
+    var isTrue: Bool {
+        switch self {
+        case .boolean(let flag): return flag
+        case .integer(let number): return number != 0
+        default: return false
+        }
+    }
+}

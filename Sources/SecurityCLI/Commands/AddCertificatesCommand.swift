@@ -1,0 +1,45 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// `add-certificates [-k keychain] file...`: adds each file's certificate (DER, or PEM blocks)
+/// to the keychain, as `SecItemAdd` with `kSecValueRef` does. A certificate already present
+/// prints `security: <file>: already in <keychain>` and makes the result 1; the other files are
+/// still added. Nothing is printed on success.
+enum AddCertificatesCommand {
+    /// Runs the command.
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let parser = OptionParser("k:")
+        let scan = parser.parse(invocation.arguments)
+        var keychainName: String?
+        for element in scan.elements {
+            guard case .option("k", let name) = element else { throw parser.usageError(for: element) }
+            keychainName = name
+        }
+        guard !scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
+        let keychain = try keychainName.map(KeychainSession.open) ?? KeychainSession.openDefault()
+        let context = try KeychainSession.context(api: "SecCertificateAddToKeychain")
+        let where_ = keychainName.map { "\"\(KeychainSession.absolutePath(KeychainLocation.resolve($0)))\"" } ?? "default keychain"
+        var result: Int32 = 0
+        for path in scan.operands {
+            let certificates = StoredObjects.certificates(inFile: try StoredObjects.read(path))
+            guard !certificates.isEmpty else {
+                invocation.console.error("security: \(path): \(ToolError.text(for: errSecUnknownFormat))\n")
+                result = 1
+                continue
+            }
+            for certificate in certificates {
+                do {
+                    let request = try RequestParser.parse(["v_Ref": .reference(.certificate(certificate))], for: .add)
+                    _ = try keychain.add(request, context: context)
+                } catch let error as KeychainError where error.code == .duplicateItem {
+                    invocation.console.error("security: \(path): already in \(where_)\n")
+                    result = 1
+                } catch {
+                    throw ToolError.api("SecCertificateAddToKeychain", error)
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// `delete-certificate [-c name] [-Z hash] [-t] [keychain...]` and
+/// `delete-identity [-c name] [-Z hash] [-t] [keychain...]`.
+///
+/// The certificate (or identity) is named by its common name (`-c`, exact) or the SHA-1 of its
+/// DER (`-Z`, hexadecimal, any case). `delete-identity` deletes the certificate and its private
+/// key, keeping a key another certificate still uses (as `SecItemDelete` with an identity ref
+/// does). A name that matches several items is refused (use `-Z`, exit 1); nothing matching is
+/// errSecItemNotFound (exit 44). `-t` (trust settings) is accepted; there are none to remove.
+enum DeleteCertificateCommand {
+    /// Runs the command; `identity` selects `delete-identity`.
+    static func run(_ invocation: Invocation, identity: Bool) throws -> Int32 {
+        let parser = OptionParser("c:Z:t")
+        let scan = parser.parse(invocation.arguments)
+        var name: String?
+        var hash: String?
+        for element in scan.elements {
+            switch element {
+            case .option("c", let value): name = value
+            case .option("Z", let value): hash = value?.uppercased()
+            case .option("t", _): break
+            default: throw parser.usageError(for: element)
+            }
+        }
+        guard name != nil || hash != nil else { throw ToolError.usage(reason: nil) }
+        let keychains = try KeychainSession.searchList(scan.operands)
+        let api = "SecKeychainItemDelete"
+        func selected(_ certificate: Certificate) -> Bool {
+            if let hash, StoredObjects.sha1Hex(certificate.der) != hash { return false }
+            if let name, !certificate.commonNames.contains(name) { return false }
+            return true
+        }
+        let what = identity ? "identity" : "certificate"
+        let description = name.map { "\"\($0)\"" } ?? hash ?? ""
+        let reference: ItemReference
+        let keychain: Keychain
+        if identity {
+            let matches = try StoredObjects.identities(in: keychains, api: api).filter { selected($0.identity.certificate) }
+            try requireOne(matches.count, what: what, description: description)
+            reference = .identity(matches[0].identity)
+            keychain = matches[0].keychain
+        } else {
+            let matches = try StoredObjects.certificates(in: keychains, api: api).filter { selected($0.certificate) }
+            try requireOne(matches.count, what: what, description: description)
+            reference = .certificate(matches[0].certificate)
+            keychain = matches[0].keychain
+        }
+        do {
+            let request = try RequestParser.parse(["v_Ref": .reference(reference)], for: .delete)
+            try keychain.delete(request, context: try KeychainSession.context(api: api))
+        } catch {
+            throw ToolError.api(api, error)
+        }
+        return 0
+    }
+
+    private static func requireOne(_ count: Int, what: String, description: String) throws {
+        if count == 0 {
+            throw ToolError.failed(
+                result: errSecItemNotFound,
+                message: "Unable to delete \(what) matching \(description): \(ToolError.text(for: errSecItemNotFound))\n")
+        }
+        if count > 1 {
+            throw ToolError.failed(
+                result: 1, message: "security: \(description) matches more than one \(what); use -Z with its SHA-1 hash\n")
+        }
+    }
+}

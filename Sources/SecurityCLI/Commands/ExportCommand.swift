@@ -1,0 +1,137 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// `export [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]`.
+///
+/// Types: `certs`, `allKeys`, `pubKeys`, `privKeys`, `identities`, `all` (the default).
+/// Formats: `pkcs12` (the first identity with the other certificates, encrypted with the
+/// passphrase; the default for `identities`), `x509` (one certificate's DER), `openssl`/`pkcs8`
+/// (keys as PEM), `pemseq` (everything as a PEM sequence; the default otherwise). `-p` wraps
+/// binary output in PEM. Private keys always leave the keychain encrypted with the passphrase
+/// (`-P`, else asked for): as PKCS#8 `ENCRYPTED PRIVATE KEY` or inside the PKCS#12 file. With
+/// `-o` the output goes to a new file (mode 0600) and `...N bytes written to FILE` is printed.
+/// Nothing to export is errSecItemNotFound (exit 44).
+enum ExportCommand {
+    static let api = "SecKeychainItemExport"
+
+    /// Runs the command.
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let parser = OptionParser("k:o:t:f:P:wph")
+        let scan = parser.parse(invocation.arguments)
+        var keychainName: String?
+        var outputPath: String?
+        var type = "all"
+        var format: String?
+        var armour = false
+        var passphrase: String?
+        for element in scan.elements {
+            switch element {
+            case .option("k", let name): keychainName = name
+            case .option("o", let path): outputPath = path
+            case .option("t", let value?):
+                guard ["certs", "allKeys", "pubKeys", "privKeys", "identities", "all"].contains(value) else {
+                    throw ToolError.usage(reason: "unknown export type \"\(value)\"")
+                }
+                type = value
+            case .option("f", let value?):
+                guard ["openssl", "pkcs8", "pkcs12", "x509", "pemseq", "bsafe", "pkcs7", "openssh1", "openssh2"].contains(value) else {
+                    throw ToolError.usage(reason: "unknown export format \"\(value)\"")
+                }
+                format = value
+            case .option("p", _): armour = true
+            case .option("P", let value): passphrase = value
+            case .option("w", _): break
+            default: throw parser.usageError(for: element)
+            }
+        }
+        guard scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
+        let keychains = [try keychainName.map(KeychainSession.open) ?? KeychainSession.openDefault()]
+
+        let identities = ["identities", "all"].contains(type) ? try StoredObjects.identities(in: keychains, api: api).map(\.identity) : []
+        let certificates = ["certs", "all"].contains(type) ? try StoredObjects.certificates(in: keychains, api: api).map(\.certificate) : []
+        var keys: [AsymmetricKey] = []
+        if ["allKeys", "pubKeys", "privKeys", "all"].contains(type) {
+            keys = try storedKeys(keychains).filter { key in
+                type == "pubKeys" ? key.keyClass == .public : type == "privKeys" ? key.keyClass == .private : true
+            }
+            if type == "all" { keys.removeAll { key in identities.contains { $0.privateKey == key } } }
+        }
+        let standalone = certificates.filter { certificate in !identities.contains { $0.certificate == certificate } }
+        guard !identities.isEmpty || !standalone.isEmpty || !keys.isEmpty else {
+            throw ToolError.status(errSecItemNotFound, api: api)
+        }
+        let chosen = format ?? (type == "identities" ? "pkcs12" : (standalone.count == 1 && keys.isEmpty && identities.isEmpty ? "x509" : "pemseq"))
+        let needsPassphrase = chosen == "pkcs12" || !identities.isEmpty || keys.contains { $0.keyClass == .private }
+        let phrase = needsPassphrase ? try passphrase ?? prompt(invocation.console) : nil
+        if needsPassphrase && (phrase ?? "").isEmpty {
+            throw ToolError.status(errSecPassphraseRequired, api: api)
+        }
+        var output = Data()
+        do {
+            switch chosen {
+            case "pkcs12":
+                guard let identity = identities.first else { throw KeychainError(.itemNotFound, "no identity to export") }
+                let others = standalone + identities.dropFirst().map(\.certificate)
+                let file = try PKCS12File.export(identity: identity, certificates: others, password: phrase ?? "")
+                output = armour ? Data(PEM.encode(file, label: "PKCS12").utf8) : file
+            case "x509":
+                guard let certificate = standalone.first ?? identities.first?.certificate else {
+                    throw KeychainError(.itemNotFound, "no certificate to export")
+                }
+                output = armour ? Data(PEM.encode(certificate.der, label: "CERTIFICATE").utf8) : certificate.der
+            default:
+                for identity in identities {
+                    output += Data(PEM.encode(identity.certificate.der, label: "CERTIFICATE").utf8)
+                    output += try identity.privateKey.pem(passphrase: phrase).withUnsafeBytes { Data($0) }
+                }
+                for certificate in standalone where chosen == "pemseq" {
+                    output += Data(PEM.encode(certificate.der, label: "CERTIFICATE").utf8)
+                }
+                for key in keys {
+                    output += try key.pem(passphrase: key.keyClass == .private ? phrase : nil).withUnsafeBytes { Data($0) }
+                }
+            }
+        } catch {
+            throw ToolError.api(api, error)
+        }
+        defer { output.resetBytes(in: 0..<output.count) }
+        if let outputPath {
+            guard FileManager.default.createFile(atPath: outputPath, contents: output, attributes: [.posixPermissions: 0o600]) else {
+                throw ToolError.failed(result: 1, message: "security: export: could not write \(outputPath)\n")
+            }
+            invocation.console.error("...\(output.count) bytes written to \(outputPath)\n")
+        } else {
+            invocation.console.writeOutput([UInt8](output))
+        }
+        return 0
+    }
+
+    private static func storedKeys(_ keychains: [Keychain]) throws -> [AsymmetricKey] {
+        let context = try KeychainSession.context(api: api)
+        var request = ItemRequest(itemClass: .key)
+        request.returns = [.reference]
+        request.matchLimit = .all
+        var keys: [AsymmetricKey] = []
+        for keychain in keychains {
+            do {
+                for result in try keychain.search(request, context: context) {
+                    if case .key(let key)? = result.reference { keys.append(key) }
+                }
+            } catch let error as KeychainError where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw ToolError.api(api, error)
+            }
+        }
+        return keys
+    }
+
+    private static func prompt(_ console: any Console) throws -> String {
+        guard var bytes = console.readSecret(prompt: "Enter passphrase for the exported items: ") else {
+            throw ToolError.status(errSecPassphraseRequired, api: api)
+        }
+        defer { SecretWiping.wipe(&bytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

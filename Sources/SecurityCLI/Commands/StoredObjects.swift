@@ -1,0 +1,91 @@
+import Foundation
+import KeychainCore
+import Security
+
+/// The certificates and identities of keychains, as the certificate and identity commands list
+/// them: each with its item attributes and the keychain it lives in.
+enum StoredObjects {
+    /// A stored certificate.
+    struct StoredCertificate {
+        let certificate: Certificate
+        let item: ItemResult
+        let keychain: Keychain
+
+        /// The item's label, else the subject summary.
+        var label: String {
+            item.attributes?["labl"]?.stringValue ?? certificate.subjectSummary ?? ""
+        }
+    }
+
+    /// A stored identity.
+    struct StoredIdentity {
+        let identity: Identity
+        let item: ItemResult
+        let keychain: Keychain
+
+        /// The certificate's label, else its subject summary.
+        var label: String {
+            item.attributes?["labl"]?.stringValue ?? identity.certificate.subjectSummary ?? ""
+        }
+    }
+
+    /// Every certificate of `keychains`, in keychain then row order.
+    static func certificates(in keychains: [Keychain], api: String) throws -> [StoredCertificate] {
+        try search(.certificate, in: keychains, api: api).compactMap { item, keychain in
+            guard case .certificate(let certificate)? = item.reference else { return nil }
+            return StoredCertificate(certificate: certificate, item: item, keychain: keychain)
+        }
+    }
+
+    /// Every identity of `keychains`.
+    static func identities(in keychains: [Keychain], api: String) throws -> [StoredIdentity] {
+        try search(.identity, in: keychains, api: api).compactMap { item, keychain in
+            guard case .identity(let identity)? = item.reference else { return nil }
+            return StoredIdentity(identity: identity, item: item, keychain: keychain)
+        }
+    }
+
+    private static func search(_ itemClass: ItemClass, in keychains: [Keychain], api: String) throws -> [(ItemResult, Keychain)] {
+        let context = try KeychainSession.context(api: api)
+        var request = ItemRequest(itemClass: itemClass)
+        request.returns = [.attributes, .reference]
+        request.matchLimit = .all
+        var found: [(ItemResult, Keychain)] = []
+        for keychain in keychains {
+            do {
+                found += try keychain.search(request, context: context).map { ($0, keychain) }
+            } catch let error as KeychainError where error.code == .itemNotFound {
+                continue
+            } catch {
+                throw ToolError.api(api, error)
+            }
+        }
+        return found
+    }
+
+    /// The SHA-1 of `data` in uppercase hexadecimal, as `-Z` prints and matches it.
+    static func sha1Hex(_ data: Data) -> String {
+        ByteFormat.upperHex([UInt8]((try? CertificateDigest.sha1(data)) ?? Data()))
+    }
+
+    /// The SHA-256 of `data` in uppercase hexadecimal.
+    static func sha256Hex(_ data: Data) -> String {
+        ByteFormat.upperHex([UInt8]((try? CertificateDigest.sha256(data)) ?? Data()))
+    }
+
+    /// Reads a file named on the command line.
+    static func read(_ path: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError.failed(result: 1, message: "security: \(path): \(String(cString: strerror(errno)))\n")
+        }
+        return data
+    }
+
+    /// The certificates in a file: PEM `CERTIFICATE` blocks, or one DER certificate.
+    static func certificates(inFile data: Data) -> [Certificate] {
+        let text = String(decoding: data.prefix(1 << 20), as: UTF8.self)
+        let blocks = PEM.blocks("CERTIFICATE", in: text)
+        if !blocks.isEmpty { return blocks.compactMap { try? Certificate(der: $0) } }
+        return (try? Certificate(der: data)).map { [$0] } ?? []
+    }
+}
