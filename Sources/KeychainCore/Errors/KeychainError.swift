@@ -26,10 +26,14 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case noSuchKeychain = -25294
         /// `errSecInvalidKeychain`: the file is not a keychain this version can read.
         case invalidKeychain = -25295
+        /// `errSecDuplicateKeychain`: a keychain with that name already exists.
+        case duplicateKeychain = -25296
         /// `errSecDuplicateItem`: an item with the same primary key already exists.
         case duplicateItem = -25299
         /// `errSecItemNotFound`: nothing matched.
         case itemNotFound = -25300
+        /// `errSecPassphraseRequired`: an operation needs a passphrase and was given none.
+        case passphraseRequired = -25260
         /// `errSecNoSuchAttr`: an attribute does not exist.
         case noSuchAttribute = -25303
         /// `errSecNoSuchClass`: `kSecClass` names no known class.
