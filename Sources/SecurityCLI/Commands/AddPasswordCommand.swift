@@ -27,12 +27,15 @@ enum AddPasswordCommand {
         }
         defer { SecretWiping.wipe(&secret) }
 
-        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context) {
+        let console = invocation.console
+        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context, console: console) {
             var changes = options.changes(kind)
             changes.secret = secret
             defer { changes.secret = nil }
             do {
-                try keychain.update(.exactly(existing), changes: changes, context: context)
+                try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+                    try keychain.update(.exactly(existing), changes: changes, context: context)
+                }
             } catch {
                 throw ToolError.api("SecKeychainItemModifyContent", error)
             }
@@ -43,7 +46,9 @@ enum AddPasswordCommand {
         request.secret = secret ?? Data()
         defer { request.secret = nil }
         do {
-            _ = try keychain.add(request, context: context)
+            _ = try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+                try keychain.add(request, context: context)
+            }
         } catch {
             throw ToolError.api(addAPI, error)
         }
@@ -52,12 +57,15 @@ enum AddPasswordCommand {
 
     /// The item `-U` updates, if any.
     private static func firstMatch(
-        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext
+        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext,
+        console: any Console
     ) throws -> ItemResult? {
         var request = options.updateSearchOptions(kind).searchRequest(kind)
         request.returns = [.attributes]
         do {
-            return try keychain.search(request, context: context).first
+            return try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+                try keychain.search(request, context: context)
+            }.first
         } catch let error as KeychainError where error.code == .itemNotFound {
             return nil
         } catch {
