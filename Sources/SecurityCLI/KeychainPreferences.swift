@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import KeychainCore
 
@@ -75,7 +68,7 @@ enum KeychainPreferences {
             guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
                 throw CocoaError(.fileWriteUnknown)
             }
-            guard rename(temporary, path) == 0 else {
+            guard FileDescriptor.move(temporary, over: path) else {
                 try? FileManager.default.removeItem(atPath: temporary)
                 throw CocoaError(.fileWriteUnknown)
             }

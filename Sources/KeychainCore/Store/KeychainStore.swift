@@ -24,12 +24,16 @@ final class KeychainStore: Sendable {
             secret BLOB
         );
         CREATE INDEX items_by_class ON items(class, rowid);
+        CREATE INDEX items_by_keyclass ON items(keyclass);
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
         """
 
     /// The SQL half of the version 1 → 2 upgrade (the rows are re-sealed by `KeychainMigration`).
-    static let version1To2 = "ALTER TABLE items ADD COLUMN keyclass TEXT NOT NULL DEFAULT ''"
+    static let version1To2 = """
+        ALTER TABLE items ADD COLUMN keyclass TEXT NOT NULL DEFAULT '';
+        CREATE INDEX items_by_keyclass ON items(keyclass);
+        """
 
     /// The database file.
     let path: String
