@@ -90,15 +90,18 @@ enum KeychainSession {
     // MARK: - Unlocking
 
     /// Runs `body`; if it fails because a protection class of `keychain` is locked in this
-    /// process, asks for the keychain's password, unlocks, and runs `body` once more.
+    /// process, asks for the keychain's password (when `invocation` may), unlocks, and runs
+    /// `body` once more.
     ///
     /// - Throws: what `body` threw when no password could be read; `ToolError` for a wrong one.
-    static func unlockingIfNeeded<T>(_ keychain: Keychain, console: any Console, _ body: () throws -> T) throws -> T {
+    static func unlockingIfNeeded<T>(_ keychain: Keychain, for invocation: Invocation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch where isInteractionNotAllowed(error) && keychain.hasPasscode && keychain.lockState != .unlocked {
+        } catch where isInteractionNotAllowed(error) && keychain.hasPasscode && keychain.lockState != .unlocked
+            && invocation.mayAskToUnlock
+        {
             let name = promptName(for: keychain)
-            guard var password = console.readSecret(prompt: "password to unlock \(name): ") else { throw error }
+            guard var password = invocation.console.readSecret(prompt: "password to unlock \(name): ") else { throw error }
             defer { SecretWiping.wipe(&password) }
             try unlock(keychain, password: password, api: "SecKeychainUnlock \(name)")
             return try body()

@@ -60,6 +60,8 @@ import Testing
 
     @Test func lockAndUnlockLastForTheInteractiveSession() throws {
         try addOnePerClass()
+        // Commands come from a pipe: a locked item is errSecInteractionNotAllowed without a
+        // prompt, which would read the next command as the password.
         let session = try tool.run(
             "-i",
             input: """
@@ -69,10 +71,25 @@ import Testing
                 lock-keychain k
                 find-generic-password -a me -s ck -w k
                 find-generic-password -a me -s ak -w k
+                find-generic-password -a me -s dk -w k
+                unlock-keychain -p 1234 k
+                find-generic-password -a me -s aku -w k
 
                 """)
-        #expect(session.output == "secret-ak\nsecret-akpu\nsecret-ck\n")
-        #expect(session.error == "password to unlock k: security: SecKeychainSearchCopyNext: User interaction is not allowed.\nfind-generic-password: returned -25308\n")
+        #expect(session.output == "secret-ak\nsecret-akpu\nsecret-ck\nsecret-dk\nsecret-aku\n")
+        #expect(session.error == "security: SecKeychainSearchCopyNext: User interaction is not allowed.\nfind-generic-password: returned -25308\n")
+    }
+
+    @Test func aLockedKeychainAsksForItsPasswordOnATerminal() throws {
+        try addOnePerClass()
+        let terminal = try PseudoTerminal()
+        let running = try terminal.start(SecurityBinary.executableURL, ["find-generic-password", "-a", "me", "-s", "ak", "-w", "k"], home: tool.home)
+        var transcript = try terminal.read(until: "password to unlock k: ")
+        terminal.write("1234\n")
+        #expect(running.wait() == 0)
+        transcript += terminal.readAvailable()
+        #expect(transcript.contains("secret-ak"))
+        #expect(!transcript.contains("1234"))
     }
 
     @Test func setKeychainPasswordChangesAndRemovesThePassword() throws {

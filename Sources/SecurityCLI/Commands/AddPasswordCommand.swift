@@ -27,13 +27,12 @@ enum AddPasswordCommand {
         }
         defer { SecretWiping.wipe(&secret) }
 
-        let console = invocation.console
-        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context, console: console) {
+        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context, for: invocation) {
             var changes = options.changes(kind)
             changes.secret = secret
             defer { changes.secret = nil }
             do {
-                try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+                try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                     try keychain.update(.exactly(existing), changes: changes, context: context)
                 }
             } catch {
@@ -46,7 +45,7 @@ enum AddPasswordCommand {
         request.secret = secret ?? Data()
         defer { request.secret = nil }
         do {
-            _ = try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                 try keychain.add(request, context: context)
             }
         } catch {
@@ -58,12 +57,12 @@ enum AddPasswordCommand {
     /// The item `-U` updates, if any.
     private static func firstMatch(
         _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext,
-        console: any Console
+        for invocation: Invocation
     ) throws -> ItemResult? {
         var request = options.updateSearchOptions(kind).searchRequest(kind)
         request.returns = [.attributes]
         do {
-            return try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+            return try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                 try keychain.search(request, context: context)
             }.first
         } catch let error as KeychainError where error.code == .itemNotFound {

@@ -39,7 +39,7 @@ enum BackupKeychainCommand {
         defer { secret.resetBytes(in: secret.startIndex..<secret.endIndex) }
         let summary: BackupSummary
         do {
-            summary = try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+            summary = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                 try keychain.backup(to: KeychainSession.absolutePath(output), password: secret)
             }
         } catch {

@@ -12,12 +12,12 @@ enum DeletePasswordCommand {
         let keychains = try KeychainSession.searchList(options.keychains)
         var request = options.searchRequest(kind)
         request.returns = [.attributes]
-        let (item, keychain) = try PasswordSearch.first(request, in: keychains, console: invocation.console)
+        let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
 
         invocation.console.writeOutput(ItemPrinter.render(item, keychainPath: keychain.path))
         do {
             let context = try KeychainSession.context(api: "SecKeychainItemDelete")
-            _ = try KeychainSession.unlockingIfNeeded(keychain, console: invocation.console) {
+            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                 try keychain.delete(.exactly(item), context: context)
             }
         } catch {

@@ -35,7 +35,7 @@ enum DumpKeychainCommand {
         for keychain in keychains {
             let items: [ItemResult]
             do {
-                items = try KeychainSession.unlockingIfNeeded(keychain, console: invocation.console) {
+                items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                     try keychain.allItems(context: context, includingData: showData)
                 }
             } catch {

@@ -16,7 +16,7 @@ enum FindPasswordCommand {
         let wantsPassword = options.showPassword || options.passwordOnly
         var request = options.searchRequest(kind)
         request.returns = wantsPassword ? [.attributes, .data] : [.attributes]
-        let (item, keychain) = try PasswordSearch.first(request, in: keychains, console: invocation.console)
+        let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
 
         var password = [UInt8](item.data ?? Data())
         defer { SecretWiping.wipe(&password) }
@@ -43,11 +43,11 @@ enum PasswordSearch {
     ///
     /// - Throws: `ToolError.status(errSecItemNotFound, SecKeychainSearchCopyNext)` when no
     ///   keychain has a match; other search failures under the same API name.
-    static func first(_ request: ItemRequest, in keychains: [Keychain], console: any Console) throws -> (ItemResult, Keychain) {
+    static func first(_ request: ItemRequest, in keychains: [Keychain], for invocation: Invocation) throws -> (ItemResult, Keychain) {
         let context = try KeychainSession.context(api: api)
         for keychain in keychains {
             do {
-                let items = try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+                let items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                     try keychain.search(request, context: context)
                 }
                 if let item = items.first { return (item, keychain) }

@@ -40,7 +40,7 @@ enum RestoreKeychainCommand {
         }
         let summary: RestoreSummary
         do {
-            summary = try KeychainSession.unlockingIfNeeded(keychain, console: console) {
+            summary = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
                 try keychain.restore(from: path, password: secret)
             }
         } catch {
