@@ -20,6 +20,10 @@ extension Keychain {
     public func unlock(passcode: Data) throws {
         try withKeybag { keybag, _ in
             guard keybag.passcode != nil else {
+                // No passcode (perhaps removed by another process): every class is available.
+                let keys = try keybag.unwrap(KeyClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
+                keyRing.dropPasscodeClass(passcodeRemoved: true)
+                try keyRing.install(keys, hasPasscode: false, passcodeClassEntry: nil)
                 guard passcode.isEmpty else { throw KeychainError(.authFailed, "the keychain has no passcode") }
                 return
             }

@@ -90,6 +90,12 @@ public final class Keychain: Sendable {
         keychain?.keyRing.removeAll()
     }
 
+    /// A separate instance of the keychain at `path`, not shared with this process's other
+    /// callers: it stands for the keychain as another process holds it.
+    static func openSeparately(path: String, options: KeychainOptions) throws -> Keychain {
+        try Keychain(path: path, options: options, created: nil)
+    }
+
     private static func register(_ keychain: Keychain) -> Keychain {
         openKeychains.withLock { open in
             if let existing = open[keychain.path] { return existing }

@@ -191,3 +191,34 @@ struct PasscodeTests {
         #expect(status { try Keychain.delete(path: temporary.keychain.path) } == .noSuchKeychain)
     }
 }
+
+@Suite("Passcode changes made by another process")
+struct CrossProcessPasscodeTests {
+    @Test("a passcode removed by another process: an add of a passcode-only item notices it")
+    func removedElsewhere() throws {
+        let temporary = try TemporaryKeychain(passcode: "1234")
+        let first = temporary.keychain
+        let second = try Keychain.openSeparately(path: first.path, options: TemporaryKeychain.options)
+        try second.changePasscode(from: Data("1234".utf8), to: nil)
+        #expect(status { try first.addPassword(service: "p", account: "me", secret: "x", protection: .whenPasscodeSetThisDeviceOnly) } == .authFailed)
+        // Unlocking brings this process in line: no passcode, every class available.
+        first.lock()
+        #expect(status { try first.unlock(passcode: Data("1234".utf8)) } == .authFailed)
+        #expect(first.lockState == .unlocked)
+        #expect(!first.hasPasscode)
+        try first.addPassword(service: "a", account: "me", secret: "x", protection: .whenUnlocked)
+    }
+
+    @Test("a passcode changed by another process: the passcode-only class must be unlocked again")
+    func changedElsewhere() throws {
+        let temporary = try TemporaryKeychain(passcode: "1234")
+        let first = temporary.keychain
+        let second = try Keychain.openSeparately(path: first.path, options: TemporaryKeychain.options)
+        try second.unlock(passcode: Data("1234".utf8))
+        try second.changePasscode(from: Data("1234".utf8), to: Data("5678".utf8))
+        #expect(status { try first.addPassword(service: "p", account: "me", secret: "x", protection: .whenPasscodeSetThisDeviceOnly) } == .interactionNotAllowed)
+        try first.unlock(passcode: Data("5678".utf8))
+        try first.addPassword(service: "p", account: "me", secret: "x", protection: .whenPasscodeSetThisDeviceOnly)
+        #expect(try second.secret(service: "p", account: "me") == Data("x".utf8))
+    }
+}
