@@ -6,13 +6,14 @@ import Testing
 @Suite("Backup and restore")
 struct BackupTests {
     static let password = Data("backup-password-Marten-5521".utf8)
+    static let account = "account-canary-Wombat"
 
     /// A passcode keychain with one item of every class (service = pdmn, secret = "secret-<pdmn>").
     static func source() throws -> TemporaryKeychain {
         let temporary = try TemporaryKeychain(passcode: "1234")
         for protection in Protection.allCases {
             try temporary.addPassword(
-                service: protection.rawValue, account: "me", secret: "secret-\(protection.rawValue)",
+                service: protection.rawValue, account: Self.account, secret: "secret-\(protection.rawValue)",
                 label: "label-\(protection.rawValue)", protection: protection)
         }
         return temporary
@@ -44,7 +45,7 @@ struct BackupTests {
         #expect(summary == BackupSummary(itemCount: 6, passcodeOnlyItemsLeftOut: 1))
         let bytes = try #require(FileManager.default.contents(atPath: Self.backupPath(source)))
         #expect(bytes.prefix(BackupFile.magic.count) == BackupFile.magic)
-        for text in ["secret-", "label-", "me", String(decoding: Self.password, as: UTF8.self)] {
+        for text in ["secret-", "label-", Self.account, String(decoding: Self.password, as: UTF8.self)] {
             #expect(bytes.range(of: Data(text.utf8)) == nil, "\(text)")
         }
         let mode = try FileManager.default.attributesOfItem(atPath: Self.backupPath(source))[.posixPermissions] as? Int
@@ -80,10 +81,10 @@ struct BackupTests {
         let source = try Self.source()
         try source.keychain.backup(to: Self.backupPath(source), password: Self.password)
         let target = try TemporaryKeychain()
-        try target.addPassword(service: "ak", account: "me", secret: "local version")
+        try target.addPassword(service: "ak", account: Self.account, secret: "local version")
         try target.addPassword(service: "local-only", account: "me", secret: "local")
         try target.keychain.restore(from: Self.backupPath(source), password: Self.password)
-        #expect(try target.secret(service: "ak", account: "me") == Data("secret-ak".utf8))
+        #expect(try target.secret(service: "ak", account: Self.account) == Data("secret-ak".utf8))
         #expect(status { _ = try target.secret(service: "local-only", account: "me") } == .itemNotFound)
     }
 
