@@ -6,7 +6,9 @@ extension Keychain {
     /// the item digest (spec D9, D15; seed 000 "Primary Keys per Class").
     ///
     /// - Throws: `errSecMissingEntitlement` for an access group the caller lacks; `errSecAuthFailed`
-    ///   for a passcode-only item while no passcode is set.
+    ///   for a passcode-only item while no passcode is set; `errSecInteractionNotAllowed` when the
+    ///   item's protection class is locked (checked before uniqueness: encryption comes first, as
+    ///   in Apple's keychain).
     func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> (ItemRecord, StoredRow) {
         var attributes: [String: AttributeValue] = [:]
         for (name, value) in request.attributes where AttributeCatalog.attribute(named: name)?.maintainer == .caller {
@@ -25,7 +27,7 @@ extension Keychain {
             ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
             ?? request.itemClass.defaultProtection
         attributes["pdmn"] = .string(protection.rawValue)
-        if protection == .whenPasscodeSetThisDeviceOnly {
+        if protection == .whenPasscodeSetThisDeviceOnly && !keyRing.hasPasscode {
             throw KeychainError(
                 .authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
         }
@@ -49,6 +51,9 @@ extension Keychain {
         let prepared = try requests.map { try prepareAdd($0, context: context) }
         try store.withConnection { connection in
             try connection.writeTransaction {
+                if prepared.contains(where: { $0.0.protection == .whenPasscodeSetThisDeviceOnly }) {
+                    try requirePasscodeClass(in: connection)
+                }
                 var groups = Set<String>()
                 for (record, row) in prepared {
                     _ = try store.insert(row, in: connection)

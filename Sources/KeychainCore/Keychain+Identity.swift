@@ -68,7 +68,7 @@ extension Keychain {
                     }
                     if request.returns.contains(.reference) {
                         let certificateData = try pair.certificate.row.secret.map {
-                            try sealer.openSecret($0, itemClass: .certificate, uuid: pair.certificate.row.uuid)
+                            try sealer.openSecret($0, of: pair.certificate.row)
                         }
                         guard case .key(let key)? = result.reference,
                             case .certificate(let certificate)? = reference(

@@ -14,14 +14,37 @@ extension Keychain {
     /// access group and synchronizable flag) is answered from the unique index, trying each
     /// group and flag the query leaves open; anything else reads the class's rows. Rows that fail
     /// authentication are skipped, as Apple skips undecryptable items.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` on meeting a row whose protection class is locked
+    ///   before `visit` stops the walk: the row might match, and its attributes cannot be read
+    ///   (Apple's query stops with the same status, `s3dl_query`).
     func forEachMatch(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
         _ visit: (ItemRecord, StoredRow) throws -> Bool
     ) throws {
-        func consider(_ row: StoredRow) throws -> Bool {
-            guard row.itemClass == request.itemClass, let record = try? sealer.openRecord(row),
-                context.isEntitled(to: record.accessGroup), matches(record, request)
-            else { return true }
+        try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: false) { record, row in
+            try visit(record!, row)
+        }
+    }
+
+    /// `forEachMatch`, except that with `lockedKeyMatches` a locked row found through the
+    /// primary-key index by a query that names nothing but primary-key attributes is visited
+    /// (with a nil record) instead of stopping the walk: the index alone proves that it matches.
+    /// Deletes use this, as Apple deletes locked items its SQL selects.
+    func forEachCandidate(
+        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, lockedKeyMatches: Bool,
+        _ visit: (ItemRecord?, StoredRow) throws -> Bool
+    ) throws {
+        func consider(_ row: StoredRow, decidedByKey: Bool) throws -> Bool {
+            guard row.itemClass == request.itemClass else { return true }
+            let record: ItemRecord?
+            do {
+                record = try openIfAuthentic(row)
+            } catch let error as KeychainError where error.code == .interactionNotAllowed {
+                if lockedKeyMatches && decidedByKey { return try visit(nil, row) }
+                throw error
+            }
+            guard let record, context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
             return try visit(record, row)
         }
         if let reference = request.persistentReference {
@@ -31,16 +54,39 @@ extension Keychain {
             case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
             }
             // Synchronizable items cannot be fetched through persistent references (seed 000).
-            if let row, let record = try? sealer.openRecord(row), !record.isSynchronizable {
-                _ = try consider(row)
+            if let row, let record = try openIfAuthentic(row), !record.isSynchronizable {
+                _ = try consider(row, decidedByKey: false)
             }
             return
         }
         if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
-            for row in try store.rows(primaryKeyTokens: tokens, in: connection) where try !consider(row) { return }
+            let keyOnly = Self.namesOnlyPrimaryKey(request)
+            for row in try store.rows(primaryKeyTokens: tokens, in: connection)
+            where try !consider(row, decidedByKey: keyOnly) { return }
             return
         }
-        try store.scan(itemClass: request.itemClass, in: connection, consider)
+        try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, decidedByKey: false) }
+    }
+
+    /// Opens a row's record; nil when the row fails authentication (it was altered: skipped, as
+    /// Apple skips corrupt items).
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
+    func openIfAuthentic(_ row: StoredRow) throws -> ItemRecord? {
+        do {
+            return try sealer.openRecord(row)
+        } catch let error as KeychainError where error.code == .interactionNotAllowed {
+            throw error
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether every criterion of `request` is a primary-key attribute (so a token match decides it).
+    static func namesOnlyPrimaryKey(_ request: ItemRequest) -> Bool {
+        let key = Set(AttributeCatalog.primaryKey(of: request.itemClass).map(\.name))
+        return request.hostOrSubdomain == nil && !request.caseInsensitive
+            && request.attributes.keys.allSatisfy(key.contains)
     }
 
     /// The tokens a query names when it gives every primary-key attribute except the access
@@ -113,15 +159,13 @@ extension Keychain {
         }
         if returns.contains(.data) {
             if let blob = row.secret {
-                guard let secret = try? sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid) else {
-                    return nil
-                }
+                guard let secret = try readableSecret(blob, of: row) else { return nil }
                 result.data = secret
             }
         }
         if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
         if returns.contains(.reference) && record.itemClass.hasReferenceType {
-            let secret = result.data ?? row.secret.flatMap { try? sealer.openSecret($0, itemClass: row.itemClass, uuid: row.uuid) }
+            let secret = try result.data ?? row.secret.flatMap { try readableSecret($0, of: row) }
             // An item whose data is not a key or certificate has no object; it is left out, as
             // Apple leaves out items it cannot turn into one.
             guard let reference = reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret) else {
@@ -130,6 +174,18 @@ extension Keychain {
             result.reference = reference
         }
         return result
+    }
+
+    /// A row's secret; nil when it fails authentication (a damaged item is left out). A locked
+    /// protection class is not damage: `errSecInteractionNotAllowed` propagates.
+    func readableSecret(_ blob: Data, of row: StoredRow) throws -> Data? {
+        do {
+            return try sealer.openSecret(blob, of: row)
+        } catch let error as KeychainError where error.code == .interactionNotAllowed {
+            throw error
+        } catch {
+            return nil
+        }
     }
 
     /// Applies an update to one item and writes it back.
@@ -154,7 +210,7 @@ extension Keychain {
             }
         }
         if record.protection == .whenPasscodeSetThisDeviceOnly && original.protection != .whenPasscodeSetThisDeviceOnly {
-            throw KeychainError(.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
+            try requirePasscodeClass(in: connection)
         }
         let previous = record.attributes["mdat"].flatMap { value -> Date? in
             if case .date(let date) = value { return date }
@@ -164,24 +220,30 @@ extension Keychain {
 
         var secret = changes.secret
         if secret == nil, let blob = row.secret {
-            secret = try sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid)
+            secret = try sealer.openSecret(blob, of: row)
         }
         defer { secret?.wipe() }
         record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
-        var updated = try seal(record, secret: changes.secret)
-        if changes.secret == nil { updated.secret = row.secret }
+        // A secret moves with its item to another protection class: it is sealed again.
+        let resealSecret = changes.secret != nil || record.protection != original.protection
+        var updated = try seal(record, secret: resealSecret ? secret : nil)
+        if !resealSecret { updated.secret = row.secret }
         updated.rowID = row.rowID
         try store.update(updated, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 
-    /// Seals a record (and its secret, when given) into a row.
+    /// Seals a record (and its secret, when given) into a row, under the keys of its protection class.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
     func seal(_ record: ItemRecord, secret: Data?) throws -> StoredRow {
         let token = try sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
         return StoredRow(
-            rowID: record.rowID, itemClass: record.itemClass, uuid: record.uuid, primaryKeyToken: token,
-            metadata: try sealer.sealMetadata(record, token: token),
-            secret: try secret.map { try sealer.sealSecret($0, itemClass: record.itemClass, uuid: record.uuid) })
+            rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
+            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token),
+            secret: try secret.map {
+                try sealer.sealSecret($0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid)
+            })
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.

@@ -1,33 +1,41 @@
 import Foundation
 import Synchronization
 
-/// One keychain: an encrypted SQLite store and the SecItem semantics over it.
+/// One keychain: an encrypted SQLite store, the keybag whose class keys give
+/// `kSecAttrAccessible` its meaning, and the SecItem semantics over them.
 ///
 /// Instances are shared per path within a process and are safe to use from many threads; many
 /// processes may use one keychain at once (SQLite WAL, `BEGIN IMMEDIATE` writes, bounded waits).
+/// The lock state belongs to the instance, that is, to the process holding it.
 public final class Keychain: Sendable {
     /// The database file.
     public let path: String
     let store: KeychainStore
     let sealer: ItemSealer
+    let keyRing: KeyRing
+    let options: KeychainOptions
+    /// The device key: wraps the keybag's device-bound keys, keys its MAC, binds backups.
+    let deviceKey: SymmetricKey
+    /// The keybag's UUID, which the database records.
+    let keybagUUID: Data
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
-    /// The keychain at `path`, opened once per process.
+    /// The keychain at `path`, opened once per process (a keychain created by issue 2's code is
+    /// upgraded in place the first time).
     ///
-    /// - Parameter create: whether to create it if absent; otherwise a missing keychain is
-    ///   `errSecNoSuchKeychain`.
-    public static func open(path: String, create: Bool = true) throws -> Keychain {
+    /// - Parameters:
+    ///   - create: whether to create it (without a passcode) if absent; otherwise a missing
+    ///     keychain is `errSecNoSuchKeychain`.
+    ///   - options: costs and clock; they apply when this process first opens the keychain.
+    /// - Throws: `errSecNoSuchKeychain`, `errSecInvalidKeychain` (a keybag that was altered or
+    ///   belongs to another keychain or device), storage errors.
+    public static func open(path: String, create: Bool = true, options: KeychainOptions = .standard) throws -> Keychain {
         if let open = openKeychains.withLock({ $0[path] }) { return open }
         if !create && !FileSystem.exists(path) {
             throw KeychainError(.noSuchKeychain, "the specified keychain could not be found")
         }
-        let keychain = try Keychain(path: path)
-        return openKeychains.withLock { open in
-            if let existing = open[path] { return existing }
-            open[path] = keychain
-            return keychain
-        }
+        return register(try Keychain(path: path, options: options, created: nil))
     }
 
     /// The default keychain (`KeychainLocation.defaultKeychainPath`), created on first use.
@@ -35,21 +43,117 @@ public final class Keychain: Sendable {
         try open(path: KeychainLocation.defaultKeychainPath)
     }
 
-    private init(path: String) throws {
-        self.path = path
+    /// Creates a keychain at `path`, protected by `passcode` (none when nil or empty), and opens
+    /// it unlocked. The passcode's derivation is calibrated to about 80 ms on this machine.
+    ///
+    /// - Throws: `errSecDuplicateKeychain` when a keychain exists at `path`.
+    @discardableResult
+    public static func create(path: String, passcode: Data?, options: KeychainOptions = .standard) throws -> Keychain {
+        if FileSystem.exists(path) || FileSystem.exists(KeychainLocation.keybagPath(forDatabase: path)) {
+            throw KeychainError(.duplicateKeychain, "a keychain with the same name already exists")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
         try FileSystem.requireNotWritableByOthers(directory)
-        let keys = try KeychainKeys.loadOrCreate(at: KeychainLocation.keyFilePath(forDatabase: path))
-        sealer = ItemSealer(keys: keys)
+        let deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
+        let secret = passcode.flatMap { $0.isEmpty ? nil : SecureBytes(copying: $0) }
+        let (keybag, keys) = try Keybag.create(
+            deviceKey: deviceKey, passcode: secret,
+            iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate())
+        guard try keybag.createFile(path: KeychainLocation.keybagPath(forDatabase: path), deviceKey: deviceKey) else {
+            throw KeychainError(.duplicateKeychain, "a keychain with the same name already exists")
+        }
+        return register(try Keychain(path: path, options: options, created: (keybag, keys)))
+    }
+
+    /// Deletes the keychain at `path`: its database, keybag and (version-1) key file. Its items
+    /// cannot be recovered; the directory's device key stays (other keychains use it).
+    ///
+    /// - Throws: `errSecNoSuchKeychain` when there is no keychain at `path`.
+    public static func delete(path: String) throws {
+        guard FileSystem.exists(path) else {
+            throw KeychainError(.noSuchKeychain, "the specified keychain could not be found")
+        }
+        forgetOpenInstance(path: path)
+        for file in [path, path + "-wal", path + "-shm", KeychainLocation.keybagPath(forDatabase: path),
+            KeychainLocation.legacyKeyFilePath(forDatabase: path)]
+        {
+            try FileSystem.removeSecurely(file)
+        }
+    }
+
+    /// Forgets this process's instance for `path` and drops its keys, as if the process had
+    /// ended: the next `open` starts afresh (before the first unlock, when a passcode is set).
+    @_spi(Testing)
+    public static func forgetOpenInstance(path: String) {
+        let keychain = openKeychains.withLock { $0.removeValue(forKey: path) }
+        keychain?.keyRing.removeAll()
+    }
+
+    /// A separate instance of the keychain at `path`, not shared with this process's other
+    /// callers: it stands for the keychain as another process holds it.
+    static func openSeparately(path: String, options: KeychainOptions) throws -> Keychain {
+        try Keychain(path: path, options: options, created: nil)
+    }
+
+    private static func register(_ keychain: Keychain) -> Keychain {
+        openKeychains.withLock { open in
+            if let existing = open[keychain.path] { return existing }
+            open[keychain.path] = keychain
+            return keychain
+        }
+    }
+
+    private init(path: String, options: KeychainOptions, created: (Keybag, [KeybagClass: SymmetricKey])?) throws {
+        self.path = path
+        self.options = options
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileSystem.makePrivateDirectory(directory)
+        try FileSystem.requireNotWritableByOthers(directory)
+        deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         store = try KeychainStore(path: path)
-        let check = try keys.keyCheck()
-        let stored = try store.withConnection { connection in
-            try connection.writeTransaction { try store.establishValue(check, forKey: "key-check", in: connection) }
+        let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
+
+        var (keybag, keys): (Keybag, [KeybagClass: SymmetricKey])
+        if let created {
+            (keybag, keys) = created
+        } else if let existing = try Keybag.load(path: keybagPath, deviceKey: deviceKey) {
+            keybag = existing
+            keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
+        } else {
+            (keybag, keys) = try Keybag.create(deviceKey: deviceKey, passcode: nil, iterations: 0)
+            if try !keybag.createFile(path: keybagPath, deviceKey: deviceKey) {
+                guard let winner = try Keybag.load(path: keybagPath, deviceKey: deviceKey) else {
+                    throw KeychainError(.notAvailable, "the keybag could not be created")
+                }
+                keybag = winner
+                keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
+            }
         }
-        guard stored == check else {
-            throw KeychainError(.invalidKeychain, "the key file does not belong to this keychain")
+        keybagUUID = keybag.uuid
+        guard let indexKey = keys[.index] else { throw KeychainError(.invalidKeychain, "the keybag has no index key") }
+        let hasPasscode = keybag.passcode != nil
+        keyRing = try KeyRing(
+            index: IndexKeys(indexKey: indexKey), classKeys: keys, hasPasscode: hasPasscode,
+            passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped,
+            autoLock: keybag.settings.autoLockInterval, clock: options.clock)
+        sealer = ItemSealer(keyRing: keyRing)
+
+        try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                let bound = try store.establishValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
+                guard bound == keybag.uuid else {
+                    throw KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")
+                }
+                // Items of the passcode-only class outlive their key only if a process stopped
+                // between removing the passcode and deleting them: finish the job.
+                if keybag.entry(.whenPasscodeSetThisDeviceOnly) == nil {
+                    try store.deleteRows(keyClass: Protection.whenPasscodeSetThisDeviceOnly.rawValue, in: connection)
+                }
+            }
         }
+        try FileSystem.removeSecurely(KeychainLocation.legacyKeyFilePath(forDatabase: path))
     }
 
     // MARK: - SecItemAdd
@@ -58,12 +162,15 @@ public final class Keychain: Sendable {
     ///
     /// - Returns: the requested result parts, or nil when nothing was requested.
     /// - Throws: `errSecDuplicateItem`, `errSecMissingEntitlement`, `errSecAuthFailed` (a
-    ///   passcode-only item with no passcode set), `errSecParam`, storage errors.
+    ///   passcode-only item with no passcode set), `errSecInteractionNotAllowed` (the item's
+    ///   protection class is locked, even when the add would be a duplicate), `errSecParam`,
+    ///   storage errors.
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         if request.identity != nil { return try addIdentity(request, context: context) }
         var (record, row) = try prepareAdd(request, context: context)
         try store.withConnection { connection in
             try connection.writeTransaction {
+                if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: connection) }
                 record.rowID = try store.insert(row, in: connection)
                 try registerAccessGroup(record.accessGroup, in: connection)
             }
@@ -87,7 +194,9 @@ public final class Keychain: Sendable {
     /// Finds the items `request` describes (`SecItemCopyMatching`).
     ///
     /// - Returns: at least one result.
-    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`, storage errors.
+    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`,
+    ///   `errSecInteractionNotAllowed` when the search meets an item whose protection class is
+    ///   locked before it has found `kSecMatchLimit` items, storage errors.
     public func search(_ request: ItemRequest, context: AccessContext) throws -> [ItemResult] {
         try checkSearchEntitlements(request, context: context)
         let limit = (request.matchLimit ?? .one).maximum
@@ -115,7 +224,7 @@ public final class Keychain: Sendable {
     /// if any item cannot be changed, none is.
     ///
     /// - Throws: `errSecItemNotFound`, `errSecDuplicateItem` (nothing changed), `errSecParam`,
-    ///   `errSecMissingEntitlement`.
+    ///   `errSecMissingEntitlement`, `errSecInteractionNotAllowed` (an item of a locked class).
     public func update(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
         try checkSearchEntitlements(request, context: context)
         if let group = changes.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }
@@ -142,8 +251,12 @@ public final class Keychain: Sendable {
 
     /// Deletes every item `request` matches (`SecItemDelete`).
     ///
+    /// A locked item is deleted when the query names only its primary key (the index decides the
+    /// match without decrypting it); any other query that meets a locked item fails.
+    ///
     /// - Returns: the number of items deleted (at least one).
-    /// - Throws: `errSecItemNotFound`, `errSecMissingEntitlement`, storage errors.
+    /// - Throws: `errSecItemNotFound`, `errSecMissingEntitlement`, `errSecInteractionNotAllowed`,
+    ///   storage errors.
     @discardableResult
     public func delete(_ request: ItemRequest, context: AccessContext) throws -> Int {
         try checkSearchEntitlements(request, context: context)
@@ -153,8 +266,8 @@ public final class Keychain: Sendable {
         return try store.withConnection { connection in
             try connection.writeTransaction {
                 var rowIDs: [Int64] = []
-                try forEachMatch(request, context: context, in: connection) { record, _ in
-                    rowIDs.append(record.rowID)
+                try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: true) { _, row in
+                    rowIDs.append(row.rowID)
                     return true
                 }
                 guard !rowIDs.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
@@ -168,11 +281,13 @@ public final class Keychain: Sendable {
 
     /// Every item the caller may see, with attributes and (if asked) secrets, in row order; items
     /// that fail authentication are skipped. Used by `security dump-keychain`.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when an item's protection class is locked.
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
         try store.withConnection { connection in
             try connection.readTransaction {
                 try store.allRows(in: connection).compactMap { row in
-                    guard let record = try? sealer.openRecord(row), context.isEntitled(to: record.accessGroup) else {
+                    guard let record = try openIfAuthentic(row), context.isEntitled(to: record.accessGroup) else {
                         return nil
                     }
                     var returns: ReturnOptions = [.attributes, .persistentReference]

@@ -39,4 +39,8 @@ struct Invocation {
     let arguments: [String]
     /// Where to read and write.
     let console: any Console
+    /// Whether the command may ask for a keychain's password when a locked keychain stands in its
+    /// way: not in `security -i` reading commands from a pipe, where the next command would be
+    /// read as the password.
+    var mayAskToUnlock = true
 }

@@ -17,7 +17,8 @@ enum CommandTable {
                     -s  Set the search list to the given keychains
                 With no options, print the search list.
                 """,
-            summary: "Display or manipulate the keychain search list."),
+            summary: "Display or manipulate the keychain search list.",
+            action: ListKeychainsCommand.run),
         Command(
             "default-keychain",
             usage: """
@@ -26,7 +27,8 @@ enum CommandTable {
                     -s  Make the given keychain the default
                 With no options, print the default keychain.
                 """,
-            summary: "Display or set the default keychain."),
+            summary: "Display or set the default keychain.",
+            action: DefaultKeychainCommand.run),
         Command(
             "login-keychain",
             usage: """
@@ -41,23 +43,36 @@ enum CommandTable {
             usage: """
                 [-P] [-p password] [keychains...]
                     -p  Use "password" as the new keychains' password
-                    -P  Ask for the password with a dialog
+                    -P  Ask for the password (on the terminal; there is no dialog)
+                Without -p the password is asked for twice; an empty one means none.
                 """,
-            summary: "Create keychains and add them to the search list."),
+            summary: "Create keychains and add them to the search list.",
+            secretOptions: ("hp:P", ["p"]),
+            action: CreateKeychainCommand.run),
         Command(
-            "delete-keychain", usage: "[keychains...]",
-            summary: "Delete keychains and remove them from the search list."),
+            "delete-keychain", usage: "keychain...",
+            summary: "Delete keychains and remove them from the search list.",
+            action: DeleteKeychainCommand.run),
         Command(
-            "lock-keychain", usage: "[-a | keychain]\n    -a  Lock every keychain",
-            summary: "Lock the specified keychain."),
+            "lock-keychain",
+            usage: """
+                [-a | keychain]
+                    -a  Lock every keychain of the search list
+                The lock lasts as long as this process (use security -i to keep one).
+                """,
+            summary: "Lock the specified keychain.",
+            action: LockKeychainCommand.run),
         Command(
             "unlock-keychain",
             usage: """
                 [-u] [-p password] [keychain]
                     -p  Unlock with "password"
-                    -u  Do not use a password
+                    -u  Ask for the password (on the terminal; there is no dialog)
+                The unlock lasts as long as this process (use security -i to keep one).
                 """,
-            summary: "Unlock the specified keychain."),
+            summary: "Unlock the specified keychain.",
+            secretOptions: ("hp:u", ["p"]),
+            action: UnlockKeychainCommand.run),
         Command(
             "set-keychain-settings",
             usage: """
@@ -66,16 +81,44 @@ enum CommandTable {
                     -u  Lock the keychain after the timeout
                     -t  Timeout in seconds (without it, there is no timeout)
                 """,
-            summary: "Set settings for a keychain."),
+            summary: "Set settings for a keychain.",
+            action: SetKeychainSettingsCommand.run),
         Command(
             "set-keychain-password",
             usage: """
                 [-o oldPassword] [-p newPassword] [keychain]
                     -o  The current password (asked for when omitted)
-                    -p  The new password (asked for when omitted)
+                    -p  The new password (asked for when omitted; empty removes the password)
                 """,
-            summary: "Set password for a keychain."),
-        Command("show-keychain-info", usage: "[keychain]", summary: "Show the settings for keychain."),
+            summary: "Set password for a keychain.",
+            secretOptions: ("ho:p:", ["o", "p"]),
+            action: SetKeychainPasswordCommand.run),
+        Command(
+            "show-keychain-info", usage: "[keychain]", summary: "Show the settings for keychain.",
+            action: ShowKeychainInfoCommand.run),
+        Command(
+            "backup-keychain",
+            usage: """
+                [-P passphrase] -o file [keychain]
+                    -P  Protect the backup with "passphrase" (asked for twice when omitted)
+                    -o  Write the backup to "file"
+                Items that require the keychain password are never backed up.
+                """,
+            summary: "Back up every item of a keychain to a passphrase-protected file.",
+            secretOptions: ("hP:o:", ["P"]),
+            action: BackupKeychainCommand.run),
+        Command(
+            "restore-keychain",
+            usage: """
+                [-P passphrase] [-k keychain] file
+                    -P  The backup's passphrase (asked for when omitted)
+                    -k  Restore into "keychain" (the default keychain when omitted)
+                Replaces the keychain's items with the backup's; on another device the
+                ThisDeviceOnly items are left out.
+                """,
+            summary: "Replace a keychain's items with those of a backup.",
+            secretOptions: ("hP:k:", ["P"]),
+            action: RestoreKeychainCommand.run),
         Command(
             "dump-keychain",
             usage: """
@@ -101,6 +144,8 @@ enum CommandTable {
                     -c  Creator (optional four-character code)
                     -C  Type (optional four-character code)
                     -D  Kind
+                    -e  Accessibility: ak, ck, dk, aku, cku, dku, akpu (or WhenUnlocked,
+                        AfterFirstUnlockThisDeviceOnly, …); WhenUnlocked when omitted
                     -G  Generic attribute (optional)
                     -j  Comment (optional)
                     -l  Label (the service name when omitted)
@@ -125,6 +170,8 @@ enum CommandTable {
                     -C  Type (optional four-character code)
                     -d  Security domain (optional)
                     -D  Kind
+                    -e  Accessibility: ak, ck, dk, aku, cku, dku, akpu (or WhenUnlocked,
+                        AfterFirstUnlockThisDeviceOnly, …); WhenUnlocked when omitted
                     -j  Comment (optional)
                     -l  Label (the server name when omitted)
                     -p  Path (optional)

@@ -1,10 +1,19 @@
 import Foundation
 import KeychainCore
+import Security
+import Synchronization
 
-/// How commands reach keychains: which files, and with what access.
+/// How commands reach keychains: which files, with what access, and how a locked keychain is
+/// unlocked when a command needs it.
 ///
 /// The tool is the user's administration tool, so it sees every access group (its context adds
 /// `*` to the process's own groups; adds go to the first group, as for any client).
+///
+/// Lock states belong to the process holding a keychain, and each run of the tool is a new
+/// process: a keychain with a password starts locked (before its first unlock). When a command
+/// meets an item it cannot read for that reason, the tool asks for the keychain's password
+/// (`password to unlock <name>: `), as macOS asks to unlock a locked keychain, and goes on;
+/// with no password to read it fails with errSecInteractionNotAllowed (exit status 36).
 enum KeychainSession {
     /// The access context commands use.
     ///
@@ -25,30 +34,103 @@ enum KeychainSession {
     ///   when it does not, and other open failures the same way.
     static func open(_ name: String) throws -> Keychain {
         do {
-            return try Keychain.open(path: absolutePath(KeychainLocation.resolve(name)), create: false)
+            let keychain = try Keychain.open(path: path(of: name), create: false)
+            argumentNames.withLock { $0[keychain.path] = name }
+            return keychain
         } catch {
             throw ToolError.api("SecKeychainOpen \(name)", error)
         }
     }
 
-    /// The default keychain, created on first use.
+    /// The default keychain (`default-keychain`); the login keychain is created on first use.
     static func openDefault() throws -> Keychain {
+        let path = absolutePath(KeychainPreferences.defaultKeychainPath)
         do {
-            return try Keychain.open(path: absolutePath(KeychainLocation.defaultKeychainPath), create: true)
+            return try Keychain.open(path: path, create: path == absolutePath(KeychainLocation.defaultKeychainPath))
         } catch {
             throw ToolError.api("SecKeychainCopyDefault", error)
         }
     }
 
-    /// The keychains named on a command line, in order, or the default keychain when none is.
+    /// The keychains named on a command line, in order, or the search list when none is
+    /// (keychains of the list that no longer exist are skipped).
     static func searchList(_ names: [String]) throws -> [Keychain] {
-        names.isEmpty ? [try openDefault()] : try names.map(open)
+        guard names.isEmpty else { return try names.map(open) }
+        let login = absolutePath(KeychainLocation.defaultKeychainPath)
+        return try KeychainPreferences.searchList.map(absolutePath).compactMap { path in
+            guard path == login || FileManager.default.fileExists(atPath: path) else { return nil }
+            do {
+                return try Keychain.open(path: path, create: path == login)
+            } catch {
+                throw ToolError.api("SecKeychainOpen \(path)", error)
+            }
+        }
     }
+
+    /// The absolute path a keychain argument names.
+    static func path(of name: String) -> String { absolutePath(KeychainLocation.resolve(name)) }
 
     /// `path` made absolute against the current directory (dump lines show absolute paths).
     static func absolutePath(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         let base = FileManager.default.currentDirectoryPath
         return URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: base, isDirectory: true)).standardizedFileURL.path
+    }
+
+    /// How prompts name `keychain`: as the command line named it, "default" for the default
+    /// keychain (as macOS's `prompt_password` does), else by its path.
+    static func promptName(for keychain: Keychain) -> String {
+        if let name = argumentNames.withLock({ $0[keychain.path] }) { return name }
+        return keychain.path == absolutePath(KeychainPreferences.defaultKeychainPath) ? "default" : keychain.path
+    }
+
+    /// The names command lines gave the keychains opened so far, by path.
+    private static let argumentNames = Mutex<[String: String]>([:])
+
+    // MARK: - Unlocking
+
+    /// Runs `body`; if it fails because a protection class of `keychain` is locked in this
+    /// process, asks for the keychain's password (when `invocation` may), unlocks, and runs
+    /// `body` once more.
+    ///
+    /// - Throws: what `body` threw when no password could be read; `ToolError` for a wrong one.
+    static func unlockingIfNeeded<T>(_ keychain: Keychain, for invocation: Invocation, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch where isInteractionNotAllowed(error) && keychain.hasPasscode && keychain.lockState != .unlocked
+            && invocation.mayAskToUnlock
+        {
+            let name = promptName(for: keychain)
+            guard var password = invocation.console.readSecret(prompt: "password to unlock \(name): ") else { throw error }
+            defer { SecretWiping.wipe(&password) }
+            try unlock(keychain, password: password, api: "SecKeychainUnlock \(name)")
+            return try body()
+        }
+    }
+
+    /// Unlocks `keychain` with `password`.
+    ///
+    /// - Throws: `ToolError` naming `api`: errSecAuthFailed (exit 51) for a wrong password, with
+    ///   the time to wait when repeated failures impose a delay.
+    static func unlock(_ keychain: Keychain, password: [UInt8], api: String) throws {
+        var data = Data(password)
+        defer { data.resetBytes(in: data.startIndex..<data.endIndex) }
+        do {
+            try keychain.unlock(passcode: data)
+        } catch let error as KeychainError where error.code == .authFailed {
+            var message = ToolError.status(errSecAuthFailed, api: api).message ?? ""
+            if let delay = try? keychain.passcodeRetryDelay {
+                message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
+            }
+            throw ToolError.failed(result: errSecAuthFailed, message: message)
+        } catch {
+            throw ToolError.api(api, error)
+        }
+    }
+
+    private static func isInteractionNotAllowed(_ error: any Error) -> Bool {
+        if let error = error as? KeychainError { return error.code == .interactionNotAllowed }
+        if case .status(let status, _)? = error as? ToolError { return status == errSecInteractionNotAllowed }
+        return false
     }
 }

@@ -104,7 +104,9 @@ public enum SecurityTool {
             }
             return report(ToolError.unimplemented(command: command.name), command: command, console: console)
         }
-        let invocation = Invocation(command: command, arguments: arguments, console: console)
+        let invocation = Invocation(
+            command: command, arguments: arguments, console: console,
+            mayAskToUnlock: !settings.interactive || console.inputIsTerminal)
         do {
             return try action(invocation)
         } catch {

@@ -92,4 +92,36 @@ struct CryptoVectorTests {
         let b = second.bytes.withUnsafeBytes { Data($0) }
         #expect(a != b)
     }
+
+    @Test("PBKDF2-HMAC-SHA256 matches RFC 7914")
+    func pbkdf2() throws {
+        #expect(cases("pbkdf2_hmac_sha256").count == 2)
+        for vector in cases("pbkdf2_hmac_sha256") {
+            let password = Data(hex: vector["password"] as! String)
+            let salt = Data(hex: vector["salt"] as! String)
+            let derived = try password.withUnsafeBytes { p in
+                try salt.withUnsafeBytes {
+                    try OpenSSL.pbkdf2SHA256(password: p, salt: $0, iterations: vector["iterations"] as! Int, length: 64)
+                }
+            }
+            #expect(derived.withUnsafeBytes { Data($0) }.hex == vector["derived"] as! String, "\(vector["origin"]!)")
+        }
+    }
+
+    @Test("scrypt matches RFC 7914")
+    func scrypt() throws {
+        #expect(cases("scrypt").count == 2)
+        for vector in cases("scrypt") {
+            let password = Data(hex: vector["password"] as! String)
+            let salt = Data(hex: vector["salt"] as! String)
+            let derived = try password.withUnsafeBytes { p in
+                try salt.withUnsafeBytes {
+                    try OpenSSL.scrypt(
+                        password: p, salt: $0, log2N: vector["log2N"] as! Int, r: vector["r"] as! Int, p: vector["p"] as! Int,
+                        length: 64)
+                }
+            }
+            #expect(derived.withUnsafeBytes { Data($0) }.hex == vector["derived"] as! String, "\(vector["origin"]!)")
+        }
+    }
 }

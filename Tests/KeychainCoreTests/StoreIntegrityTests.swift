@@ -45,23 +45,31 @@ struct StoreIntegrityTests {
         #expect(try temporary.secret(service: "b", account: "2") == Data("second".utf8))
     }
 
-    @Test("a key file that does not belong to the database is refused")
-    func foreignKeyFile() throws {
-        let first = try TemporaryKeychain()
-        try first.addPassword(service: "a", account: "1", secret: "first")
-        let second = try TemporaryKeychain()
-        let keyPath = first.keychain.path + ".key"
-        try FileManager.default.removeItem(atPath: keyPath)
-        try FileManager.default.copyItem(atPath: second.keychain.path + ".key", toPath: keyPath)
-        // A fresh process would open the file anew; emulate it by opening a copy under a new path.
-        let copyDirectory = first.directory + "-copy"
-        try FileManager.default.createDirectory(atPath: copyDirectory, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: first.keychain.path + suffix) {
-            try FileManager.default.copyItem(atPath: first.keychain.path + suffix, toPath: copyDirectory + "/k.keychain-db" + suffix)
+    @Test("a keybag of another keychain in the same directory is refused")
+    func foreignKeybagSameDevice() throws {
+        let temporary = try TemporaryKeychain()
+        try temporary.addPassword(service: "a", account: "1", secret: "first")
+        let other = try Keychain.open(path: temporary.directory + "/other.keychain-db", options: TemporaryKeychain.options)
+        let copy = temporary.directory + "/copy.keychain-db"
+        try temporary.copyDatabase(to: copy)
+        try FileManager.default.copyItem(atPath: other.path + ".keybag", toPath: copy + ".keybag")
+        #expect(throws: KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")) {
+            try Keychain.open(path: copy, options: TemporaryKeychain.options)
         }
-        try FileManager.default.copyItem(atPath: keyPath, toPath: copyDirectory + "/k.keychain-db.key")
-        #expect(throws: KeychainError.self) { try Keychain.open(path: copyDirectory + "/k.keychain-db") }
+    }
+
+    @Test("a keychain copied to another device (another device key) does not open")
+    func keychainOnAnotherDevice() throws {
+        let temporary = try TemporaryKeychain()
+        try temporary.addPassword(service: "a", account: "1", secret: "first")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("kc-core-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        try temporary.copyDatabase(to: elsewhere + "/test.keychain-db")
+        try FileManager.default.copyItem(atPath: temporary.keychain.path + ".keybag", toPath: elsewhere + "/test.keychain-db.keybag")
+        #expect(throws: KeychainError(.invalidKeychain, "the keybag has been altered or belongs to another device")) {
+            try Keychain.open(path: elsewhere + "/test.keychain-db", options: TemporaryKeychain.options)
+        }
     }
 
     @Test("many threads adding the same primary key: exactly one wins")
@@ -108,5 +116,73 @@ final class OutcomeCounter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if success { successes += 1 } else { duplicates += 1 }
+    }
+}
+
+@Suite("Tampering with rows is detected and never yields another item's secret")
+struct RowTamperingTests {
+    /// A passcode keychain (unlocked) with two items of different classes, rows 1 and 2.
+    static func twoItems() throws -> TemporaryKeychain {
+        let temporary = try TemporaryKeychain(passcode: "1234")
+        try temporary.addPassword(service: "a", account: "1", secret: "first", protection: .whenUnlocked)
+        try temporary.addPassword(service: "b", account: "2", secret: "second", protection: .always)
+        return temporary
+    }
+
+    /// What reading both items gives: each secret, or nil when the item is unreadable.
+    static func readBoth(_ temporary: TemporaryKeychain) -> [Data?] {
+        [("a", "1"), ("b", "2")].map { service, account in
+            (try? temporary.secret(service: service, account: account)) ?? nil
+        }
+    }
+
+    @Test("swapping two rows' secrets, across protection classes, returns neither secret")
+    func swappedSecrets() throws {
+        let temporary = try Self.twoItems()
+        try temporary.swapColumns(["secret"], 1, 2)
+        #expect(Self.readBoth(temporary) == [nil, nil])
+    }
+
+    @Test("swapping two rows' metadata with their protection classes returns neither item")
+    func swappedMetadataAndClass() throws {
+        let temporary = try Self.twoItems()
+        try temporary.swapColumns(["metadata", "keyclass"], 1, 2)
+        #expect(Self.readBoth(temporary) == [nil, nil])
+        #expect(status { _ = try temporary.keychain.allSecrets() } == .itemNotFound)
+    }
+
+    @Test("swapping two rows' whole sealed parts (metadata, secret, class) returns neither item")
+    func swappedSealedParts() throws {
+        let temporary = try Self.twoItems()
+        try temporary.swapColumns(["metadata", "secret", "keyclass"], 1, 2)
+        #expect(Self.readBoth(temporary) == [nil, nil])
+    }
+
+    @Test("swapping two rows' UUIDs or tokens makes both unreadable")
+    func swappedIdentity() throws {
+        for column in ["uuid", "pk"] {
+            let temporary = try Self.twoItems()
+            try temporary.swapColumns([column], 1, 2)
+            #expect(Self.readBoth(temporary) == [nil, nil], "\(column)")
+        }
+    }
+
+    @Test("relabelling a row's protection class (ak → dk) does not make it readable while locked")
+    func relabelledProtectionClass() throws {
+        let temporary = try Self.twoItems()
+        try temporary.sql("UPDATE items SET keyclass = 'dk' WHERE rowid = 1")
+        temporary.keychain.lock()
+        #expect(Self.readBoth(temporary) == [nil, Data("second".utf8)])
+        try temporary.keychain.unlock(passcode: Data("1234".utf8))
+        #expect(Self.readBoth(temporary) == [nil, Data("second".utf8)])
+    }
+
+    @Test("a flipped byte in a secret's wrapped key or ciphertext, or in the metadata, is detected")
+    func flippedBytes() throws {
+        for (column, offset) in [("secret", 5), ("secret", 70), ("metadata", 20)] {
+            let temporary = try Self.twoItems()
+            try temporary.flipByte(column: column, rowID: 2, offset: offset)
+            #expect(Self.readBoth(temporary) == [Data("first".utf8), nil], "\(column) at \(offset)")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+import Testing
 
-@testable import KeychainCore
+@_spi(Testing) @testable import KeychainCore
 
 /// Test vectors and fixtures under Tests/TestVectors.
 enum TestVectors {
@@ -34,33 +35,53 @@ struct TemporaryKeychain {
     let directory: String
     let keychain: Keychain
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kc-core-\(UUID().uuidString)").path
-        keychain = try Keychain.open(path: directory + "/test.keychain-db")
+    /// Options with cheap key derivations, for tests that do not measure them.
+    static let options = KeychainOptions(passcodeIterations: 1_000, backupWorkFactor: 10)
+
+    /// A keychain without a passcode.
+    init(options: KeychainOptions = Self.options) throws {
+        directory = Self.newDirectory()
+        keychain = try Keychain.open(path: directory + "/test.keychain-db", options: options)
+    }
+
+    /// A keychain created with `passcode` (unlocked, as after `create`).
+    init(passcode: String, options: KeychainOptions = Self.options) throws {
+        directory = Self.newDirectory()
+        keychain = try Keychain.create(path: directory + "/test.keychain-db", passcode: Data(passcode.utf8), options: options)
+    }
+
+    /// A fresh directory path (created by the keychain, 0700).
+    static func newDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("kc-core-\(UUID().uuidString)").path
+    }
+
+    /// The same keychain as a new process would see it: this process's instance is forgotten
+    /// (its keys dropped) and the keychain opened again.
+    func reopened(options: KeychainOptions = Self.options) throws -> Keychain {
+        Keychain.forgetOpenInstance(path: keychain.path)
+        return try Keychain.open(path: keychain.path, create: false, options: options)
+    }
+
+    /// Copies the database (with its WAL) to `path`.
+    func copyDatabase(to path: String) throws {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: keychain.path + suffix) {
+            try FileManager.default.copyItem(atPath: keychain.path + suffix, toPath: path + suffix)
+        }
     }
 
     static let context = AccessContext(accessGroups: ["test.group"])
 
     /// Adds a generic password.
     @discardableResult
-    func addPassword(service: String, account: String, secret: String, label: String? = nil) throws -> ItemResult? {
-        var request = ItemRequest(itemClass: .genericPassword)
-        request.attributes["svce"] = .string(service)
-        request.attributes["acct"] = .string(account)
-        if let label { request.attributes["labl"] = .string(label) }
-        request.secret = Data(secret.utf8)
-        request.returns = [.persistentReference]
-        return try keychain.add(request, context: Self.context)
+    func addPassword(
+        service: String, account: String, secret: String, label: String? = nil, protection: Protection? = nil
+    ) throws -> ItemResult? {
+        try keychain.addPassword(service: service, account: account, secret: secret, label: label, protection: protection)
     }
 
     /// Finds a generic password's secret.
     func secret(service: String, account: String) throws -> Data? {
-        var request = ItemRequest(itemClass: .genericPassword)
-        request.attributes["svce"] = .string(service)
-        request.attributes["acct"] = .string(account)
-        request.returns = [.data]
-        return try keychain.search(request, context: Self.context).first?.data
+        try keychain.secret(service: service, account: account)
     }
 
     /// Exchanges a column's values between rows 1 and 2.
@@ -72,9 +93,127 @@ struct TemporaryKeychain {
             """)
     }
 
+    /// Exchanges the values of `columns` between the rows with ids `first` and `second`.
+    func swapColumns(_ columns: [String], _ first: Int64, _ second: Int64) throws {
+        let connection = try SQLiteConnection(path: keychain.path)
+        for column in columns {
+            let read = "SELECT \(column) FROM items WHERE rowid = ?"
+            let a = try connection.statement(read).bind([.integer(first)]).rows { $0.blob(0) ?? $0.text(0).map { Data($0.utf8) } }.first ?? nil
+            let b = try connection.statement(read).bind([.integer(second)]).rows { $0.blob(0) ?? $0.text(0).map { Data($0.utf8) } }.first ?? nil
+            let isText = column == "keyclass" || column == "class"
+            func value(_ data: Data?) -> SQLiteValue {
+                guard let data else { return .null }
+                return isText ? .text(String(decoding: data, as: UTF8.self)) : .blob(data)
+            }
+            let write = "UPDATE items SET \(column) = ? WHERE rowid = ?"
+            try connection.statement(write).bind([.blob(Data("placeholder-\(UUID())".utf8)), .integer(first)]).run()
+            try connection.statement(write).bind([value(a), .integer(second)]).run()
+            try connection.statement(write).bind([value(b), .integer(first)]).run()
+        }
+    }
+
+    /// Every file of the keychain's directory: name and contents.
+    func files() throws -> [(name: String, contents: Data)] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).sorted().map {
+            ($0, FileManager.default.contents(atPath: directory + "/" + $0) ?? Data())
+        }
+    }
+
+    /// Inverts one bit of a blob column of one row.
+    func flipByte(column: String, rowID: Int64, offset: Int) throws {
+        let connection = try SQLiteConnection(path: keychain.path)
+        var blob = try #require(try connection.statement("SELECT \(column) FROM items WHERE rowid = ?").bind([.integer(rowID)]).rows { $0.blob(0) }.first ?? nil)
+        blob[blob.startIndex + offset] ^= 0x01
+        try connection.statement("UPDATE items SET \(column) = ? WHERE rowid = ?").bind([.blob(blob), .integer(rowID)]).run()
+    }
+
     /// Runs SQL on the database directly (to tamper with it).
     func sql(_ statement: String) throws {
         let connection = try SQLiteConnection(path: keychain.path)
         try connection.execute(statement)
+    }
+}
+
+extension Keychain {
+    /// Adds a generic password in `TemporaryKeychain.context`.
+    @discardableResult
+    func addPassword(
+        service: String, account: String, secret: String, label: String? = nil, protection: Protection? = nil
+    ) throws -> ItemResult? {
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.attributes["svce"] = .string(service)
+        request.attributes["acct"] = .string(account)
+        if let label { request.attributes["labl"] = .string(label) }
+        if let protection { request.attributes["pdmn"] = .string(protection.rawValue) }
+        request.secret = Data(secret.utf8)
+        request.returns = [.persistentReference]
+        return try add(request, context: TemporaryKeychain.context)
+    }
+
+    /// A generic password's secret, found by service and account.
+    func secret(service: String, account: String) throws -> Data? {
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.attributes["svce"] = .string(service)
+        request.attributes["acct"] = .string(account)
+        request.returns = [.data]
+        return try search(request, context: TemporaryKeychain.context).first?.data
+    }
+
+    /// Every generic password's secret, as text, in row order.
+    func allSecrets() throws -> [String] {
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.returns = [.data]
+        request.matchLimit = .all
+        return try search(request, context: TemporaryKeychain.context).map { String(decoding: $0.data ?? Data(), as: UTF8.self) }
+    }
+
+    /// Changes a generic password's label.
+    func relabel(service: String, account: String, to label: String) throws {
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.attributes["svce"] = .string(service)
+        request.attributes["acct"] = .string(account)
+        var changes = ItemChanges()
+        changes.attributes["labl"] = .string(label)
+        try update(request, changes: changes, context: TemporaryKeychain.context)
+    }
+
+    /// Deletes generic passwords by service and, when given, account.
+    @discardableResult
+    func deletePasswords(service: String, account: String? = nil) throws -> Int {
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.attributes["svce"] = .string(service)
+        if let account { request.attributes["acct"] = .string(account) }
+        return try delete(request, context: TemporaryKeychain.context)
+    }
+}
+
+/// A clock tests move by hand.
+final class ManualClock: KeychainClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date(timeIntervalSince1970: 1_800_000_000)
+
+    var now: Date {
+        lock.lock()
+        defer { lock.unlock() }
+        return current
+    }
+
+    /// Moves the clock forward.
+    func advance(by seconds: TimeInterval) {
+        lock.lock()
+        current += seconds
+        lock.unlock()
+    }
+}
+
+/// The status an engine call threw, or nil when it succeeded.
+func status(of body: () throws -> Void) -> KeychainError.Code? {
+    do {
+        try body()
+        return nil
+    } catch let error as KeychainError {
+        return error.code
+    } catch {
+        return .internal
     }
 }

@@ -13,7 +13,7 @@ import Testing
         #expect(run.output.isEmpty)
     }
 
-    @Test(arguments: ["create-keychain", "unlock-keychain", "create-keypair", "find-key", "verify-cert", "list-keychains"])
+    @Test(arguments: ["login-keychain", "create-keypair", "find-key", "verify-cert"])
     func commandsNotImplementedExitWith252(_ command: String) throws {
         let run = try tool.run(command, "anything")
         #expect(run.status == 252)
@@ -53,7 +53,9 @@ import Testing
 
     @Test(arguments: [
         "add-generic-password", "find-generic-password", "delete-generic-password", "add-internet-password",
-        "find-internet-password", "delete-internet-password", "dump-keychain", "create-keychain",
+        "find-internet-password", "delete-internet-password", "dump-keychain", "create-keychain", "delete-keychain",
+        "lock-keychain", "unlock-keychain", "set-keychain-password", "set-keychain-settings", "show-keychain-info",
+        "list-keychains", "default-keychain", "backup-keychain", "restore-keychain",
     ])
     func commandDashHPrintsUsageOnStandardErrorAndExits2(_ command: String) throws {
         let run = try tool.run(command, "-h")

@@ -85,7 +85,8 @@ struct DiskPlaintextTests {
             let found = files(under: environment.keychainDirectory)
             let names = Set(found.map(\.lastPathComponent))
             #expect(names.contains("login.keychain-db"))
-            #expect(names.contains("login.keychain-db.key"))
+            #expect(names.contains("login.keychain-db.keybag"))
+            #expect(names.contains("device.key"))
             #expect(found.reduce(0) { $0 + (FileManager.default.contents(atPath: $1.path)?.count ?? 0) } > 0)
             for file in found {
                 #expect(leaks(in: file) == [], "plaintext in \(file.lastPathComponent)")

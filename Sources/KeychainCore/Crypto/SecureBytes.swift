@@ -47,6 +47,21 @@ public final class SecureBytes: @unchecked Sendable {
         try SecureBytes(count: count) { try SecureRandom.fill($0) }
     }
 
+    /// The bytes of `parts`, one after another, in a new secure buffer.
+    static func concatenating(_ parts: [SecureBytes]) -> SecureBytes {
+        SecureBytes(count: parts.reduce(0) { $0 + $1.count }) { destination in
+            var offset = 0
+            for part in parts {
+                part.withUnsafeBytes { source in
+                    if let base = source.baseAddress, source.count > 0 {
+                        (destination.baseAddress! + offset).copyMemory(from: base, byteCount: source.count)
+                    }
+                    offset += source.count
+                }
+            }
+        }
+    }
+
     deinit {
         Self.wipe(pointer)
         pointer.deallocate()

@@ -60,6 +60,16 @@ struct SymmetricKey: Sendable {
         return try message.withUnsafeBytes { try prepared.authenticate($0) }
     }
 
+    /// A key derived with HKDF-SHA256 from key material of any length (for example a
+    /// passcode-derived secret joined with the device key).
+    static func derive(from material: SecureBytes, purpose: String) throws -> SymmetricKey {
+        try material.withUnsafeBytes { bytes in
+            try SymmetricKey(
+                OpenSSL.hkdfSHA256(
+                    key: bytes, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: byteCount))
+        }
+    }
+
     /// A subkey for one purpose, derived with HKDF-SHA256.
     func derive(purpose: String) throws -> SymmetricKey {
         try bytes.withUnsafeBytes { key in
@@ -82,6 +92,14 @@ final class LazyHMACKey: @unchecked Sendable {
         let key = try bytes.withUnsafeBytes { try OpenSSL.HMACKey(key: $0) }
         prepared = key
         return key
+    }
+}
+
+/// Comparisons of secret-dependent values that take the same time wherever the values differ.
+enum ConstantTime {
+    /// Whether `left` and `right` hold the same bytes.
+    static func equal(_ left: Data, _ right: Data) -> Bool {
+        left.withUnsafeBytes { l in right.withUnsafeBytes { OpenSSL.constantTimeEqual(l, $0) } }
     }
 }
 

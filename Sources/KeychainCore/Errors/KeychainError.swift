@@ -26,6 +26,8 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case noSuchKeychain = -25294
         /// `errSecInvalidKeychain`: the file is not a keychain this version can read.
         case invalidKeychain = -25295
+        /// `errSecDuplicateKeychain`: a keychain with that name already exists.
+        case duplicateKeychain = -25296
         /// `errSecDuplicateItem`: an item with the same primary key already exists.
         case duplicateItem = -25299
         /// `errSecItemNotFound`: nothing matched.

@@ -145,6 +145,45 @@ enum OpenSSL {
         }
     }
 
+    /// PBKDF2-HMAC-SHA256 (RFC 8018) of `password` with `salt` over `iterations` rounds, into
+    /// `length` bytes held in a zeroed-on-release buffer.
+    static func pbkdf2SHA256(
+        password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int, length: Int
+    ) throws -> SecureBytes {
+        precondition(iterations > 0 && iterations <= Int(Int32.max) && length > 0)
+        return try SecureBytes(count: length) { out in
+            let status = PKCS5_PBKDF2_HMAC(
+                password.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(password.count),
+                bytes(salt), Int32(salt.count), Int32(iterations), EVP_sha256(), Int32(length),
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            guard status == 1 else { throw failure("PKCS5_PBKDF2_HMAC") }
+        }
+    }
+
+    /// scrypt (RFC 7914) of `password` with `salt` and cost parameters N = 2^`log2N`, `r`, `p`,
+    /// into `length` bytes; memory use is about 128 · r · N bytes.
+    static func scrypt(
+        password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, log2N: Int, r: Int, p: Int, length: Int
+    ) throws -> SecureBytes {
+        precondition((1...30).contains(log2N) && r > 0 && p > 0 && length > 0)
+        let n = UInt64(1) << UInt64(log2N)
+        let memory = 128 * UInt64(r) * (n + UInt64(p) + 2)
+        return try SecureBytes(count: length) { out in
+            let status = EVP_PBE_scrypt(
+                password.baseAddress?.assumingMemoryBound(to: CChar.self), password.count,
+                bytes(salt), salt.count, n, UInt64(r), UInt64(p), memory + 1024 * 1024,
+                out.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
+            guard status == 1 else { throw failure("EVP_PBE_scrypt") }
+        }
+    }
+
+    /// Whether two buffers of equal length hold the same bytes, in time independent of where they differ.
+    static func constantTimeEqual(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+        guard left.count == right.count else { return false }
+        guard left.count > 0 else { return true }
+        return CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
+    }
+
     /// A message digest by OpenSSL name ("SHA1", "SHA256").
     static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
         guard let md = EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }

@@ -28,12 +28,19 @@ struct ItemRecord: Sendable {
     var persistentReference: PersistentReference { PersistentReference(itemClass: itemClass, uuid: uuid) }
 }
 
-/// A row of the `items` table as stored: everything but the class and identifiers is sealed.
+/// A row of the `items` table as stored: everything but the class, the protection class and the
+/// identifiers is sealed.
 struct StoredRow {
     var rowID: Int64
     var itemClass: ItemClass
+    /// The item's `kSecAttrAccessible` value (`ak`, `cku`, …) in the clear, as Apple stores
+    /// `pdmn`, so a locked row is recognised without decrypting it. Empty in version-1 rows.
+    var keyClass: String
     var uuid: Data
     var primaryKeyToken: Data
     var metadata: Data
     var secret: Data?
+
+    /// The row's protection class; nil when the column holds no known value.
+    var protection: Protection? { Protection(rawValue: keyClass) }
 }

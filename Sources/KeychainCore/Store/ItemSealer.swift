@@ -1,96 +1,125 @@
 import Foundation
 
-/// Seals and opens item records with AES-256-GCM, binding each ciphertext to the item's identity.
+/// Seals and opens item records with AES-256-GCM under the keys of the item's protection class,
+/// binding each ciphertext to the item's identity.
 ///
-/// - Metadata (all attributes) is sealed under the keychain's metadata key, with the class, the
-///   item's UUID and its primary-key token as associated data: a record moved to another row, or
-///   given another row's token, fails to open.
-/// - The secret is sealed under a fresh per-item key; that key is wrapped by the item-key wrapping
-///   key. Both bind the class and the UUID.
-/// - Primary-key tokens are HMAC-SHA256 over the class and the primary-key values under the token
-///   key: equal keys give equal tokens (so a unique index enforces uniqueness), yet the file holding
-///   them reveals neither values nor, since primary keys are unique, which items share a value.
+/// - Metadata (all attributes) is sealed under the class's metadata key, with the class, the
+///   protection class, the item's UUID and its primary-key token as associated data: a record
+///   moved to another row, given another row's token, or relabelled with another protection
+///   class fails to open. After opening, the record's `pdmn` must equal the row's class.
+/// - The secret is sealed under a fresh per-item key; that key is wrapped by the class's
+///   item-key wrapping key. Both bind the class, the protection class and the UUID.
+/// - Primary-key tokens are HMAC-SHA256 over the class and the primary-key values under the index
+///   token key, which is always available: equal keys give equal tokens, so a unique index
+///   enforces uniqueness even while the keychain is locked, yet the file reveals neither values
+///   nor, since primary keys are unique, which items share a value.
 struct ItemSealer: Sendable {
-    let keys: KeychainKeys
+    let keyRing: KeyRing
 
-    private static let secretFormat: UInt8 = 1
+    private static let secretFormat: UInt8 = 2
 
     /// The token of `itemClass`'s primary key with `attributes` (omitted members take their empty values).
     func primaryKeyToken(itemClass: ItemClass, attributes: [String: AttributeValue]) throws -> Data {
         let encoding = PrimaryKeyEncoding(itemClass: itemClass, attributes: attributes)
-        return try keys.tokens.authenticationCode(
+        return try keyRing.index.tokens.authenticationCode(
             for: encoding.message(
                 accessGroup: attributes["agrp"]?.stringValue ?? "", synchronizable: attributes["sync"]?.integerValue == 1))
     }
 
     /// The token naming an access group in the group table.
     func accessGroupToken(_ group: String) throws -> Data {
-        try keys.tokens.authenticationCode(for: Data("agrp\u{0}\(group)".utf8))
+        try keyRing.index.tokens.authenticationCode(for: Data("agrp\u{0}\(group)".utf8))
     }
 
     /// Seals an access-group name for the group table.
     func sealAccessGroup(_ group: String, token: Data) throws -> Data {
-        try keys.metadata.seal(Data(group.utf8), aad: Data("agrp-name v1".utf8) + token)
+        try keyRing.index.groupNames.seal(Data(group.utf8), aad: Data("agrp-name v2".utf8) + token)
     }
 
     /// Opens an access-group name from the group table.
     func openAccessGroup(_ sealed: Data, token: Data) throws -> String {
-        let bytes = try keys.metadata.open(sealed, aad: Data("agrp-name v1".utf8) + token)
+        let bytes = try keyRing.index.groupNames.open(sealed, aad: Data("agrp-name v2".utf8) + token)
         return bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Seals a record's attributes.
+    /// Seals a record's attributes under its protection class's metadata key.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
     func sealMetadata(_ record: ItemRecord, token: Data) throws -> Data {
+        let keys = try keyRing.classKeys(for: KeybagClass(record.protection))
         var attributes = record.attributes
         if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
         var plaintext = RecordCodec.encode(attributes)
         defer { plaintext.wipe() }
-        return try keys.metadata.seal(plaintext, aad: metadataAAD(record.itemClass, record.uuid, token))
+        return try keys.metadata.seal(
+            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token))
     }
 
-    /// Opens a row's attributes into a record; throws `errSecDecode` if the row was altered.
+    /// Opens a row's attributes into a record.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
+    ///   the row was altered (including its protection class).
     func openRecord(_ row: StoredRow) throws -> ItemRecord {
-        let plaintext = try keys.metadata.open(row.metadata, aad: metadataAAD(row.itemClass, row.uuid, row.primaryKeyToken))
+        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        let plaintext = try keys.metadata.open(
+            row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
         if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
             accessControl = try AccessControlPolicy(serialized: serialized)
         }
-        return ItemRecord(
+        let record = ItemRecord(
             rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, attributes: attributes,
             accessControl: accessControl)
+        guard record.protection == protection else {
+            throw KeychainError(.decode, "a stored row's protection class does not match its record")
+        }
+        return record
     }
 
     /// Seals a secret under a fresh per-item key: `format ‖ wrapped key ‖ sealed secret`.
-    func sealSecret(_ secret: Data, itemClass: ItemClass, uuid: Data) throws -> Data {
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when `protection`'s class is locked.
+    func sealSecret<Secret: ContiguousBytes>(_ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data) throws -> Data {
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
         let itemKey = try SymmetricKey.random()
-        let aad = secretAAD(itemClass, uuid)
+        let aad = secretAAD(itemClass, protection.rawValue, uuid)
         let wrapped = try itemKey.bytes.withUnsafeBytes { keyBytes in
-            try keys.itemKeyWrapping.seal(keyBytes, aad: Data("item-key v1".utf8) + aad)
+            try keys.itemKeyWrapping.seal(keyBytes, aad: Data("item-key v2".utf8) + aad)
         }
         let sealed = try itemKey.seal(secret, aad: aad)
         return Data([Self.secretFormat]) + wrapped + sealed
     }
 
-    /// Opens a sealed secret; throws `errSecDecode` if it was altered or belongs to another item.
-    func openSecret(_ blob: Data, itemClass: ItemClass, uuid: Data) throws -> Data {
+    /// Opens a row's sealed secret.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
+    ///   it was altered or belongs to another item.
+    func openSecret(_ blob: Data, of row: StoredRow) throws -> Data {
+        try openSecretBytes(blob, of: row).withUnsafeBytes { Data($0) }
+    }
+
+    /// Opens a row's sealed secret into a zeroed-on-release buffer.
+    func openSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes {
+        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
         let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
         guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
             throw KeychainError(.decode, "stored secret is malformed")
         }
         let start = blob.startIndex + 1
         let wrapped = blob[start..<(start + wrappedLength)]
-        let aad = secretAAD(itemClass, uuid)
-        let itemKey = try SymmetricKey(keys.itemKeyWrapping.open(Data(wrapped), aad: Data("item-key v1".utf8) + aad))
-        let secret = try itemKey.open(Data(blob[(start + wrappedLength)...]), aad: aad)
-        return secret.withUnsafeBytes { Data($0) }
+        let aad = secretAAD(row.itemClass, row.keyClass, row.uuid)
+        let itemKey = try SymmetricKey(keys.itemKeyWrapping.open(Data(wrapped), aad: Data("item-key v2".utf8) + aad))
+        return try itemKey.open(Data(blob[(start + wrappedLength)...]), aad: aad)
     }
 
-    private func metadataAAD(_ itemClass: ItemClass, _ uuid: Data, _ token: Data) -> Data {
-        Data("metadata v1\u{0}\(itemClass.rawValue)".utf8) + uuid + token
+    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> Data {
+        Data("metadata v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid + token
     }
 
-    private func secretAAD(_ itemClass: ItemClass, _ uuid: Data) -> Data {
-        Data("secret v1\u{0}\(itemClass.rawValue)".utf8) + uuid
+    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> Data {
+        Data("secret v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid
     }
 }

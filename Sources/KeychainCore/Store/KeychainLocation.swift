@@ -26,8 +26,12 @@ public enum KeychainLocation {
 
     private static let lastDefault = Mutex<(environment: [String?], path: String)?>(nil)
 
-    /// The path of the root-key file that belongs to the database at `path`.
-    static func keyFilePath(forDatabase path: String) -> String { path + ".key" }
+    /// The path of the keybag that belongs to the database at `path`.
+    static func keybagPath(forDatabase path: String) -> String { path + ".keybag" }
+
+    /// The path of the root-key file a version-1 keychain (issue 2) kept beside its database;
+    /// the upgrade removes it.
+    static func legacyKeyFilePath(forDatabase path: String) -> String { path + ".key" }
 
     /// Resolves a keychain named on a command line: a path as given, or a bare name inside the
     /// keychain directory (`name` → `name.keychain-db`).

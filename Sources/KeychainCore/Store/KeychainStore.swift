@@ -4,52 +4,71 @@ import Synchronization
 /// The SQLite database of one keychain: schema and migrations, a pool of connections (one per
 /// concurrent caller), and the row-level operations the engine composes.
 ///
-/// Only class names, random item UUIDs, keyed tokens and sealed blobs are stored: no attribute
-/// value or secret is readable in the file.
+/// Only class names, protection classes, random item UUIDs, keyed tokens and sealed blobs are
+/// stored: no attribute value or secret is readable in the file.
 final class KeychainStore: Sendable {
-    /// The schema version this code writes; `migrations[n]` upgrades version n to n + 1.
-    static let schemaVersion: Int64 = 1
+    /// The schema version this code writes. Version 1 (issue 2) had no protection-class column
+    /// and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
+    /// keys as well as SQL.
+    static let schemaVersion: Int64 = 2
 
-    private static let migrations: [String] = [
-        // 0 → 1: items, access groups, keychain metadata.
-        """
+    /// A new database's schema.
+    private static let schema = """
         CREATE TABLE items (
             rowid INTEGER PRIMARY KEY AUTOINCREMENT,
             class TEXT NOT NULL,
+            keyclass TEXT NOT NULL,
             uuid BLOB NOT NULL UNIQUE,
             pk BLOB NOT NULL UNIQUE,
             metadata BLOB NOT NULL,
             secret BLOB
         );
         CREATE INDEX items_by_class ON items(class, rowid);
+        CREATE INDEX items_by_keyclass ON items(keyclass);
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
         """
-    ]
+
+    /// The SQL half of the version 1 → 2 upgrade (the rows are re-sealed by `KeychainMigration`).
+    static let version1To2 = """
+        ALTER TABLE items ADD COLUMN keyclass TEXT NOT NULL DEFAULT '';
+        CREATE INDEX items_by_keyclass ON items(keyclass);
+        """
 
     /// The database file.
     let path: String
     private let pool = Mutex<[PooledConnection]>([])
 
-    /// Opens the database at `path`, creating (0600) and migrating it as needed.
+    /// Opens the database at `path`, creating it (0600, current schema) if it is new. A version-1
+    /// database is left at version 1 for `KeychainMigration`.
+    ///
+    /// - Throws: `errSecInvalidKeychain` for a database written by a newer version.
     init(path: String) throws {
         self.path = path
         try FileSystem.touchPrivateFile(path)
         try FileSystem.requireNotWritableByOthers(path)
         try withConnection { connection in
             try connection.writeTransaction {
-                let version = try connection.statement("PRAGMA user_version").rows { $0.int64(0) }.first ?? 0
+                let version = try Self.version(in: connection)
                 guard version <= Self.schemaVersion else {
                     throw KeychainError(.invalidKeychain, "the keychain was written by a newer version")
                 }
-                for step in Int(version)..<Int(Self.schemaVersion) {
-                    try connection.execute(Self.migrations[step])
-                }
-                if version != Self.schemaVersion {
-                    try connection.execute("PRAGMA user_version = \(Self.schemaVersion)")
+                if version == 0 {
+                    try connection.execute(Self.schema)
+                    try Self.setVersion(Self.schemaVersion, in: connection)
                 }
             }
         }
+    }
+
+    /// The schema version of the database (`PRAGMA user_version`).
+    static func version(in connection: SQLiteConnection) throws -> Int64 {
+        try connection.statement("PRAGMA user_version").rows { $0.int64(0) }.first ?? 0
+    }
+
+    /// Records the schema version.
+    static func setVersion(_ version: Int64, in connection: SQLiteConnection) throws {
+        try connection.execute("PRAGMA user_version = \(version)")
     }
 
     /// Runs `body` with a connection no other thread is using.
@@ -65,6 +84,23 @@ final class KeychainStore: Sendable {
 
     // MARK: - Keychain metadata
 
+    /// The value stored under `key`, if any.
+    func value(forKey key: String, in connection: SQLiteConnection) throws -> Data? {
+        try connection.statement("SELECT value FROM keychain WHERE key = ?")
+            .bind([.text(key)]).rows { $0.blob(0) ?? Data() }.first
+    }
+
+    /// Stores `value` under `key`, replacing any value there.
+    func setValue(_ value: Data, forKey key: String, in connection: SQLiteConnection) throws {
+        try connection.statement("INSERT OR REPLACE INTO keychain(key, value) VALUES (?, ?)")
+            .bind([.text(key), .blob(value)]).run()
+    }
+
+    /// Removes the value stored under `key`.
+    func removeValue(forKey key: String, in connection: SQLiteConnection) throws {
+        try connection.statement("DELETE FROM keychain WHERE key = ?").bind([.text(key)]).run()
+    }
+
     /// Stores `value` under `key` unless a value is there; returns the stored value.
     func establishValue(_ value: Data, forKey key: String, in connection: SQLiteConnection) throws -> Data {
         try connection.statement("INSERT OR IGNORE INTO keychain(key, value) VALUES (?, ?)")
@@ -75,15 +111,15 @@ final class KeychainStore: Sendable {
 
     // MARK: - Rows
 
-    private static let columns = "rowid, class, uuid, pk, metadata, secret"
+    private static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret"
 
     private static func readRow(_ statement: SQLiteStatement) throws -> StoredRow {
-        guard let itemClass = statement.text(1).flatMap(ItemClass.init), let uuid = statement.blob(2),
-            let token = statement.blob(3), let metadata = statement.blob(4)
+        guard let itemClass = statement.text(1).flatMap(ItemClass.init), let keyClass = statement.text(2),
+            let uuid = statement.blob(3), let token = statement.blob(4), let metadata = statement.blob(5)
         else { throw KeychainError(.decode, "a stored row is malformed") }
         return StoredRow(
-            rowID: statement.int64(0), itemClass: itemClass, uuid: uuid, primaryKeyToken: token,
-            metadata: metadata, secret: statement.blob(5))
+            rowID: statement.int64(0), itemClass: itemClass, keyClass: keyClass, uuid: uuid, primaryKeyToken: token,
+            metadata: metadata, secret: statement.blob(6))
     }
 
     /// Rows whose primary-key token is one of `tokens`, in row order: one statement on the unique index.
@@ -121,9 +157,10 @@ final class KeychainStore: Sendable {
     func insert(_ row: StoredRow, in connection: SQLiteConnection) throws -> Int64 {
         do {
             try connection.statement(
-                "INSERT INTO items(class, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?)"
+                "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?, ?)"
             ).bind([
-                .text(row.itemClass.rawValue), .blob(row.uuid), .blob(row.primaryKeyToken), .blob(row.metadata),
+                .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
+                .blob(row.metadata),
                 row.secret.map(SQLiteValue.blob) ?? .null,
             ]).run()
         } catch let error as SQLiteError where error.isConstraint {
@@ -132,13 +169,14 @@ final class KeychainStore: Sendable {
         return connection.lastInsertRowID
     }
 
-    /// Replaces a row's token and sealed parts; a primary-key collision throws `errSecDuplicateItem`.
+    /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
+    /// `errSecDuplicateItem`.
     func update(_ row: StoredRow, in connection: SQLiteConnection) throws {
         do {
-            try connection.statement("UPDATE items SET pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
+            try connection.statement("UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
                 .bind([
-                    .blob(row.primaryKeyToken), .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null,
-                    .integer(row.rowID),
+                    .text(row.keyClass), .blob(row.primaryKeyToken), .blob(row.metadata),
+                    row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()
         } catch let error as SQLiteError where error.isConstraint {
             throw KeychainError(.duplicateItem, "the update would give two items the same primary key")
@@ -148,6 +186,18 @@ final class KeychainStore: Sendable {
     /// Deletes the row with `rowID`.
     func delete(rowID: Int64, in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM items WHERE rowid = ?").bind([.integer(rowID)]).run()
+    }
+
+    /// Deletes every row of protection class `keyClass`; returns how many.
+    @discardableResult
+    func deleteRows(keyClass: String, in connection: SQLiteConnection) throws -> Int {
+        try connection.statement("DELETE FROM items WHERE keyclass = ?").bind([.text(keyClass)]).run()
+        return connection.changes
+    }
+
+    /// Deletes every row (a restore replaces the keychain's contents).
+    func deleteAllRows(in connection: SQLiteConnection) throws {
+        try connection.statement("DELETE FROM items").run()
     }
 
     /// Every row, for whole-keychain operations (dump, export).
@@ -161,6 +211,11 @@ final class KeychainStore: Sendable {
     func registerAccessGroup(token: Data, sealedName: Data, in connection: SQLiteConnection) throws {
         try connection.statement("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
             .bind([.blob(token), .blob(sealedName)]).run()
+    }
+
+    /// Forgets every registered group (the version-1 migration re-registers them under new keys).
+    func removeAccessGroups(in connection: SQLiteConnection) throws {
+        try connection.statement("DELETE FROM access_groups").run()
     }
 
     /// Every registered group as (token, sealed name).

@@ -93,7 +93,7 @@ extension ItemSealer {
         tokens.reserveCapacity(accessGroups.count * synchronizable.count)
         for group in accessGroups {
             for flag in synchronizable {
-                tokens.append(try keys.tokens.authenticationCode(for: encoding.message(accessGroup: group, synchronizable: flag)))
+                tokens.append(try keyRing.index.tokens.authenticationCode(for: encoding.message(accessGroup: group, synchronizable: flag)))
             }
         }
         return tokens

@@ -86,6 +86,46 @@ enum FileSystem {
         throw KeychainError(.notAvailable, "could not publish a keychain file (errno \(errno))")
     }
 
+    /// Replaces `path` with `contents` (mode 0600) atomically: written and synced under a
+    /// temporary name, then renamed over the old file, so a reader sees the old or the new file,
+    /// never a mix, and a crash leaves one of them.
+    static func replaceAtomically(_ path: String, contents: Data) throws {
+        let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw KeychainError(.notAvailable, "could not create a keychain file (errno \(errno))")
+        }
+        let written = contents.withUnsafeBytes { buffer in
+            write(descriptor, buffer.baseAddress, buffer.count)
+        }
+        let synced = fsync(descriptor) == 0
+        close(descriptor)
+        guard written == contents.count, synced, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw KeychainError(.io, "could not write a keychain file")
+        }
+        syncDirectory(of: path)
+    }
+
+    /// Overwrites `path` with zeroes, then removes it; a missing file is not an error.
+    static func removeSecurely(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFREG && info.st_size > 0 {
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)
+            if descriptor >= 0 {
+                let zeroes = [UInt8](repeating: 0, count: Int(info.st_size))
+                _ = zeroes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw KeychainError(.notAvailable, "could not remove a keychain file (errno \(errno))")
+        }
+        syncDirectory(of: path)
+    }
+
     /// Syncs the directory holding `path` so a new entry survives power loss.
     static func syncDirectory(of path: String) {
         let directory = (path as NSString).deletingLastPathComponent

@@ -27,12 +27,14 @@ enum AddPasswordCommand {
         }
         defer { SecretWiping.wipe(&secret) }
 
-        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context) {
+        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context, for: invocation) {
             var changes = options.changes(kind)
             changes.secret = secret
             defer { changes.secret = nil }
             do {
-                try keychain.update(.exactly(existing), changes: changes, context: context)
+                try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.update(.exactly(existing), changes: changes, context: context)
+                }
             } catch {
                 throw ToolError.api("SecKeychainItemModifyContent", error)
             }
@@ -43,7 +45,9 @@ enum AddPasswordCommand {
         request.secret = secret ?? Data()
         defer { request.secret = nil }
         do {
-            _ = try keychain.add(request, context: context)
+            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try keychain.add(request, context: context)
+            }
         } catch {
             throw ToolError.api(addAPI, error)
         }
@@ -52,12 +56,15 @@ enum AddPasswordCommand {
 
     /// The item `-U` updates, if any.
     private static func firstMatch(
-        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext
+        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext,
+        for invocation: Invocation
     ) throws -> ItemResult? {
         var request = options.updateSearchOptions(kind).searchRequest(kind)
         request.returns = [.attributes]
         do {
-            return try keychain.search(request, context: context).first
+            return try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try keychain.search(request, context: context)
+            }.first
         } catch let error as KeychainError where error.code == .itemNotFound {
             return nil
         } catch {

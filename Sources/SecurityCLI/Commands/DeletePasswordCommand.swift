@@ -12,11 +12,14 @@ enum DeletePasswordCommand {
         let keychains = try KeychainSession.searchList(options.keychains)
         var request = options.searchRequest(kind)
         request.returns = [.attributes]
-        let (item, keychain) = try PasswordSearch.first(request, in: keychains)
+        let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
 
         invocation.console.writeOutput(ItemPrinter.render(item, keychainPath: keychain.path))
         do {
-            try keychain.delete(.exactly(item), context: try KeychainSession.context(api: "SecKeychainItemDelete"))
+            let context = try KeychainSession.context(api: "SecKeychainItemDelete")
+            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try keychain.delete(.exactly(item), context: context)
+            }
         } catch {
             throw ToolError.api("SecKeychainItemDelete", error)
         }

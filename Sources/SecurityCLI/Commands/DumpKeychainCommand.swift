@@ -35,7 +35,9 @@ enum DumpKeychainCommand {
         for keychain in keychains {
             let items: [ItemResult]
             do {
-                items = try keychain.allItems(context: context, includingData: showData)
+                items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.allItems(context: context, includingData: showData)
+                }
             } catch {
                 throw ToolError.api("SecKeychainSearchCopyNext", error)
             }

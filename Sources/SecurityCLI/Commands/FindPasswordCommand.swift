@@ -16,7 +16,7 @@ enum FindPasswordCommand {
         let wantsPassword = options.showPassword || options.passwordOnly
         var request = options.searchRequest(kind)
         request.returns = wantsPassword ? [.attributes, .data] : [.attributes]
-        let (item, keychain) = try PasswordSearch.first(request, in: keychains)
+        let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
 
         var password = [UInt8](item.data ?? Data())
         defer { SecretWiping.wipe(&password) }
@@ -38,17 +38,19 @@ enum PasswordSearch {
     /// The API name macOS reports search failures under.
     static let api = "SecKeychainSearchCopyNext"
 
-    /// The first match and its keychain.
+    /// The first match and its keychain. A keychain whose locked items stand in the way is
+    /// unlocked with a password prompt (`KeychainSession.unlockingIfNeeded`).
     ///
     /// - Throws: `ToolError.status(errSecItemNotFound, SecKeychainSearchCopyNext)` when no
     ///   keychain has a match; other search failures under the same API name.
-    static func first(_ request: ItemRequest, in keychains: [Keychain]) throws -> (ItemResult, Keychain) {
+    static func first(_ request: ItemRequest, in keychains: [Keychain], for invocation: Invocation) throws -> (ItemResult, Keychain) {
         let context = try KeychainSession.context(api: api)
         for keychain in keychains {
             do {
-                if let item = try keychain.search(request, context: context).first {
-                    return (item, keychain)
+                let items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.search(request, context: context)
                 }
+                if let item = items.first { return (item, keychain) }
             } catch let error as KeychainError where error.code == .itemNotFound {
                 continue
             } catch {

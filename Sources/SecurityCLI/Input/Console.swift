@@ -21,9 +21,16 @@ public protocol Console: AnyObject {
     ///
     /// - Returns: the line without its newline, or nil at the end of input.
     func readCommandLine(prompt: String) -> String?
+
+    /// Whether standard input is a terminal (so a password prompt cannot swallow a command line
+    /// that `security -i` would read next).
+    var inputIsTerminal: Bool { get }
 }
 
 extension Console {
+    /// Consoles that are not the process's own are not terminals.
+    public var inputIsTerminal: Bool { false }
+
     /// Writes text to standard output.
     func output(_ text: String) { writeOutput(Array(text.utf8)) }
 

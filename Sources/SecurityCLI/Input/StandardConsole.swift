@@ -39,6 +39,9 @@ public final class StandardConsole: Console {
         return String(decoding: line, as: UTF8.self)
     }
 
+    /// Whether standard input is a terminal.
+    public var inputIsTerminal: Bool { FileDescriptor.isTerminal(FileDescriptor.input) }
+
     /// Writes buffered standard output.
     public func flush() {
         guard !pending.isEmpty else { return }

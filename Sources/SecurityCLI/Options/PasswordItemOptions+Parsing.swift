@@ -1,11 +1,13 @@
+import KeychainCore
+
 extension PasswordItemOptions {
-    /// macOS's getopt string for each command (spec E.2).
+    /// macOS's getopt string for each command (spec E.2), plus `-e` (accessibility) in adds.
     static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> String {
         switch (kind, operation) {
-        case (.generic, .add): return ":a:c:C:D:G:j:l:s:p:w:X:UAT:h"
+        case (.generic, .add): return ":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h"
         case (.generic, .find): return "ha:c:C:D:G:j:l:s:wg"
         case (.generic, .delete): return "ha:c:C:D:G:j:l:s:g"
-        case (.internet, .add): return ":a:c:C:d:D:j:l:p:P:r:s:t:w:X:UAT:h"
+        case (.internet, .add): return ":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAT:h"
         case (.internet, .find): return "ha:c:C:d:D:hgj:l:p:P:r:s:wt:"
         case (.internet, .delete): return "ha:c:C:d:D:hgj:l:p:P:r:s:t:"
         }
@@ -65,6 +67,11 @@ extension PasswordItemOptions {
                 passwordOnly = true  // find's -w takes no value; getopt never gets here with one.
             }
         case "X": password = .bytes(try Self.hexBytes(value))
+        case "e":
+            guard let protection = Protection.named(value) else {
+                throw ToolError.usage(reason: "invalid accessibility \"\(value)\" (use ak, ck, dk, aku, cku, dku or akpu)")
+            }
+            accessibility = protection
         case "U": update = true
         case "g": showPassword = true
         case "A", "T": break  // Access control lists do not exist here; accepted and ignored.

@@ -86,6 +86,7 @@ extension PasswordItemOptions {
         attributes["acct"] = account.map(AttributeValue.string)
         attributes["crtr"] = creator.map { .integer(Int64($0.packed)) }
         attributes["type"] = type.map { .integer(Int64($0.packed)) }
+        attributes["pdmn"] = accessibility.map { .string($0.rawValue) }
         switch kind {
         case .generic:
             attributes["svce"] = serviceOrServer.map(AttributeValue.string)

@@ -59,6 +59,9 @@ struct PasswordItemOptions: Equatable, Sendable {
     var protocolCode: FourCharacterCode?
     /// `-t`: the authentication type (internet passwords).
     var authenticationType: FourCharacterCode?
+    /// `-e`: the item's accessibility (add only; not in macOS's tool, whose keychains have no
+    /// protection classes). Without it an item is `kSecAttrAccessibleWhenUnlocked`.
+    var accessibility: Protection?
     /// The password to store (add only).
     var password: PasswordInput = .none
     /// `-U`: update an existing item instead of failing (add only).

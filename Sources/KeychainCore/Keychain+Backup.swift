@@ -1,0 +1,149 @@
+import Foundation
+
+/// Backup and restore of the whole keychain through a password-protected backup file
+/// (`BackupFile`), as Apple's encrypted backups carry the keychain: migratable items restore
+/// anywhere, `…ThisDeviceOnly` items only on the device that made the backup, and
+/// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` items are never backed up.
+extension Keychain {
+    /// Writes every item (but the passcode-only ones) to a new backup file at `path` (mode 0600),
+    /// protected by `password`.
+    ///
+    /// - Throws: `errSecPassphraseRequired` for an empty password; `errSecInteractionNotAllowed`
+    ///   when an item's class is locked (unlock first); storage errors.
+    @discardableResult
+    public func backup(to path: String, password: Data) throws -> BackupSummary {
+        guard !password.isEmpty else { throw KeychainError(.passphraseRequired, "a backup needs a password") }
+        var file = BackupFile(
+            uuid: try SecureRandom.data(count: 16),
+            kdf: .init(log2N: options.backupWorkFactor, r: 8, p: 1, salt: try SecureRandom.data(count: 16)),
+            deviceCheck: Data(), passcodeOnlyItemsLeftOut: 0)
+        file.deviceCheck = try BackupKeys.deviceCheck(uuid: file.uuid, deviceKey: deviceKey)
+        let keys = try BackupKeys(password: SecureBytes(copying: password), kdf: file.kdf, deviceKey: deviceKey)
+
+        var classKeys: [KeybagClass: SymmetricKey] = [:]
+        for keyClass in KeybagClass.protectionClasses where keyClass != .whenPasscodeSetThisDeviceOnly {
+            let key = try SymmetricKey.random()
+            let deviceBound = Self.isThisDeviceOnly(keyClass)
+            let wrapped = try key.bytes.withUnsafeBytes {
+                try (deviceBound ? keys.deviceWrapping : keys.passwordWrapping)
+                    .seal($0, aad: file.entryAAD(keyClass, deviceBound: deviceBound))
+            }
+            classKeys[keyClass] = key
+            file.entries.append(.init(keyClass: keyClass, deviceBound: deviceBound, wrapped: wrapped))
+        }
+
+        try store.withConnection { connection in
+            try connection.readTransaction {
+                for row in try store.allRows(in: connection) {
+                    if row.protection == .whenPasscodeSetThisDeviceOnly {
+                        file.passcodeOnlyItemsLeftOut += 1
+                        continue
+                    }
+                    guard let record = try openIfAuthentic(row), let key = classKeys[KeybagClass(record.protection)] else {
+                        continue
+                    }
+                    var plaintext = try Self.backupPlaintext(record, secret: row.secret.map { try sealer.openSecretBytes($0, of: row) })
+                    defer { plaintext.wipe() }
+                    var item = BackupFile.SealedItem(
+                        itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())
+                    item.sealed = try key.seal(plaintext, aad: file.itemAAD(index: file.items.count, item))
+                    file.items.append(item)
+                }
+            }
+        }
+        try FileSystem.replaceAtomically(path, contents: file.encoded(macKey: keys.mac))
+        return BackupSummary(itemCount: file.items.count, passcodeOnlyItemsLeftOut: file.passcodeOnlyItemsLeftOut)
+    }
+
+    /// Replaces this keychain's items with a backup's, in one transaction. Items keep their
+    /// attributes, dates and persistent references. On another device the `…ThisDeviceOnly`
+    /// items are left out (they cannot be decrypted there) and counted.
+    ///
+    /// - Throws: `errSecAuthFailed` for a wrong password; `errSecDecode` for a damaged or altered
+    ///   backup (nothing is changed); `errSecInteractionNotAllowed` when a class the backup needs
+    ///   is locked here (unlock first).
+    @discardableResult
+    public func restore(from path: String, password: Data) throws -> RestoreSummary {
+        guard !password.isEmpty else { throw KeychainError(.passphraseRequired, "a backup needs a password") }
+        guard let data = FileSystem.read(path) else { throw KeychainError(.io, "the backup file cannot be read") }
+        var derived: BackupKeys?
+        let file = try BackupFile.decode(data) { kdf in
+            let keys = try BackupKeys(password: SecureBytes(copying: password), kdf: kdf, deviceKey: deviceKey)
+            derived = keys
+            return keys.mac
+        }
+        guard let keys = derived else { throw KeychainError(.decode, "the backup could not be read") }
+        let sameDevice = ConstantTime.equal(try BackupKeys.deviceCheck(uuid: file.uuid, deviceKey: deviceKey), file.deviceCheck)
+
+        var classKeys: [KeybagClass: SymmetricKey] = [:]
+        for entry in file.entries where !entry.deviceBound || sameDevice {
+            let wrapping = entry.deviceBound ? keys.deviceWrapping : keys.passwordWrapping
+            classKeys[entry.keyClass] = try SymmetricKey(
+                wrapping.open(entry.wrapped, aad: file.entryAAD(entry.keyClass, deviceBound: entry.deviceBound)))
+        }
+        var rows: [(ItemRecord, StoredRow)] = []
+        var leftOut = 0
+        for (index, item) in file.items.enumerated() {
+            guard let key = classKeys[item.keyClass] else {
+                guard Self.isThisDeviceOnly(item.keyClass) && !sameDevice else {
+                    throw KeychainError(.decode, "the backup lacks the key of one of its items")
+                }
+                leftOut += 1
+                continue
+            }
+            let plaintext = try key.open(item.sealed, aad: file.itemAAD(index: index, item))
+            var (record, secret) = try Self.restoredItem(plaintext, item)
+            defer { secret?.wipe() }
+            rows.append((record, try seal(record, secret: secret)))
+        }
+        try store.withConnection { connection in
+            try connection.writeTransaction {
+                try store.deleteAllRows(in: connection)
+                for (record, row) in rows {
+                    _ = try store.insert(row, in: connection)
+                    try registerAccessGroup(record.accessGroup, in: connection)
+                }
+            }
+        }
+        return RestoreSummary(restoredCount: rows.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
+    }
+
+    private static func isThisDeviceOnly(_ keyClass: KeybagClass) -> Bool {
+        [.whenUnlockedThisDeviceOnly, .afterFirstUnlockThisDeviceOnly, .alwaysThisDeviceOnly, .whenPasscodeSetThisDeviceOnly]
+            .contains(keyClass)
+    }
+
+    /// An item's plaintext inside a backup: its record (attributes and access control), then its secret.
+    private static func backupPlaintext(_ record: ItemRecord, secret: SecureBytes?) throws -> Data {
+        var attributes = record.attributes
+        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
+        var writer = ByteWriter()
+        var encoded = RecordCodec.encode(attributes)
+        defer { encoded.wipe() }
+        writer.lengthPrefixed(encoded)
+        writer.u8(secret == nil ? 0 : 1)
+        writer.lengthPrefixed(secret?.withUnsafeBytes { Data($0) } ?? Data())
+        return writer.data
+    }
+
+    /// The record and secret of an opened backup item.
+    private static func restoredItem(_ plaintext: SecureBytes, _ item: BackupFile.SealedItem) throws -> (ItemRecord, Data?) {
+        var bytes = plaintext.withUnsafeBytes { Data($0) }
+        defer { bytes.wipe() }
+        var reader = ByteReader(bytes)
+        var attributes = try RecordCodec.decode(try reader.lengthPrefixed())
+        let hasSecret = try reader.u8() != 0
+        let secret = try reader.lengthPrefixed()
+        try reader.requireEnd()
+        var accessControl: AccessControlPolicy?
+        if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
+            accessControl = try AccessControlPolicy(serialized: serialized)
+        }
+        let record = ItemRecord(
+            rowID: 0, itemClass: item.itemClass, uuid: item.uuid, attributes: attributes, accessControl: accessControl)
+        guard KeybagClass(record.protection) == item.keyClass else {
+            throw KeychainError(.decode, "a backup item's protection class does not match its record")
+        }
+        return (record, hasSecret ? secret : nil)
+    }
+}

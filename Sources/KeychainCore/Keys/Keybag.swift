@@ -1,0 +1,169 @@
+import Foundation
+
+/// A keychain's keybag (`<keychain>.keybag`): its class keys, each wrapped, and the header that
+/// says how (platform facts A.1, A.8).
+///
+/// Layout (big-endian): magic, format version, keybag UUID, flags, passcode KDF (PBKDF2-SHA256),
+/// iteration count and salt, the failed-attempt record, the lock settings, then one entry per
+/// key (key class, wrapping, wrapped key), and an HMAC-SHA256 over everything before it, keyed
+/// from the device key. Any change to the file is detected when it is read.
+///
+/// The class keys of A and C are wrapped by a key derived from the passcode (when one is set)
+/// mixed with the device key; D keys and the index key by the device key alone.
+struct Keybag: Sendable {
+    /// The file's magic.
+    static let magic = Data("SKC-KEYBAG\n".utf8)
+    /// The format version this code reads and writes.
+    static let formatVersion: UInt16 = 1
+    /// The MAC length.
+    static let macLength = 32
+
+    /// How an entry's key is wrapped.
+    enum Wrapping: UInt8, Sendable {
+        /// By a key derived from the device key alone.
+        case device = 1
+        /// By a key derived from the passcode mixed with the device key.
+        case deviceAndPasscode = 2
+    }
+
+    /// One wrapped key.
+    struct Entry: Sendable {
+        var keyClass: KeybagClass
+        var wrapping: Wrapping
+        var wrapped: Data
+    }
+
+    /// How the passcode becomes key material.
+    struct PasscodeParameters: Equatable, Sendable {
+        /// The PBKDF2 salt (16 random bytes, new for every passcode).
+        var salt: Data
+        /// The PBKDF2 iteration count, calibrated when the passcode was set.
+        var iterations: Int
+    }
+
+    /// The keybag's identity; the database records it, so a keybag from elsewhere is refused.
+    var uuid: Data
+    /// The passcode's parameters; nil when the keychain has no passcode.
+    var passcode: PasscodeParameters?
+    /// Failed passcode attempts.
+    var attempts = PasscodeAttempts()
+    /// Lock settings.
+    var settings = KeychainSettings()
+    /// The wrapped keys.
+    var entries: [Entry] = []
+
+    /// The entry for `keyClass`.
+    func entry(_ keyClass: KeybagClass) -> Entry? { entries.first { $0.keyClass == keyClass } }
+
+    // MARK: - Encoding
+
+    /// The file's bytes, MAC included.
+    func encoded(deviceKey: SymmetricKey) throws -> Data {
+        var writer = ByteWriter()
+        writer.raw(Self.magic)
+        writer.integer(Self.formatVersion)
+        writer.raw(uuid)
+        var flags: UInt8 = 0
+        if passcode != nil { flags |= 1 }
+        if attempts.lastFailure != nil { flags |= 2 }
+        if attempts.lastWrongFingerprint != nil { flags |= 4 }
+        writer.u8(flags)
+        writer.u8(passcode == nil ? 0 : 1)  // KDF: 1 = PBKDF2-HMAC-SHA256
+        writer.integer(UInt32(passcode?.iterations ?? 0))
+        writer.raw(passcode?.salt ?? Data(count: 16))
+        writer.integer(attempts.failures)
+        writer.integer((attempts.lastFailure?.timeIntervalSince1970 ?? 0).bitPattern)
+        writer.raw(attempts.lastWrongFingerprint ?? Data(count: 32))
+        writer.u8(settings.lockOnSleep ? 1 : 0)
+        writer.u8(settings.useLockInterval ? 1 : 0)
+        writer.integer(Int64(settings.lockInterval ?? -1))
+        writer.u8(UInt8(entries.count))
+        for entry in entries {
+            writer.u8(entry.keyClass.rawValue)
+            writer.u8(entry.wrapping.rawValue)
+            writer.lengthPrefixed(entry.wrapped)
+        }
+        let mac = try Self.macKey(deviceKey).authenticationCode(for: writer.data)
+        return writer.data + mac
+    }
+
+    /// Reads a keybag file's bytes, checking the MAC before anything else.
+    ///
+    /// - Throws: `errSecInvalidKeychain` when the MAC does not match (the file was changed, or it
+    ///   belongs to another device) or the file is not a keybag this version reads.
+    static func decode(_ data: Data, deviceKey: SymmetricKey) throws -> Keybag {
+        guard data.count > magic.count + macLength, data.prefix(magic.count) == magic else {
+            throw KeychainError(.invalidKeychain, "the keybag file is not a keybag")
+        }
+        let body = data.prefix(data.count - macLength)
+        let expected = try macKey(deviceKey).authenticationCode(for: Data(body))
+        guard ConstantTime.equal(expected, Data(data.suffix(macLength))) else {
+            throw KeychainError(.invalidKeychain, "the keybag has been altered or belongs to another device")
+        }
+        do {
+            return try parse(Data(body))
+        } catch let error as KeychainError where error.code == .decode {
+            throw KeychainError(.invalidKeychain, "the keybag is malformed")
+        }
+    }
+
+    private static func parse(_ body: Data) throws -> Keybag {
+        var reader = ByteReader(body)
+        _ = try reader.raw(magic.count)
+        guard try reader.integer(UInt16.self) == formatVersion else {
+            throw KeychainError(.invalidKeychain, "the keybag was written by a newer version")
+        }
+        var keybag = Keybag(uuid: try reader.raw(16))
+        let flags = try reader.u8()
+        let kdf = try reader.u8()
+        let iterations = Int(try reader.integer(UInt32.self))
+        let salt = try reader.raw(16)
+        if flags & 1 != 0 {
+            guard kdf == 1 else { throw KeychainError(.invalidKeychain, "the keybag names an unknown passcode KDF") }
+            keybag.passcode = PasscodeParameters(salt: salt, iterations: iterations)
+        }
+        keybag.attempts.failures = try reader.integer(UInt32.self)
+        let lastFailure = Double(bitPattern: try reader.integer(UInt64.self))
+        if flags & 2 != 0 { keybag.attempts.lastFailure = Date(timeIntervalSince1970: lastFailure) }
+        let fingerprint = try reader.raw(32)
+        if flags & 4 != 0 { keybag.attempts.lastWrongFingerprint = fingerprint }
+        keybag.settings.lockOnSleep = try reader.u8() != 0
+        keybag.settings.useLockInterval = try reader.u8() != 0
+        let interval = try reader.integer(Int64.self)
+        keybag.settings.lockInterval = interval < 0 ? nil : Int(clamping: interval)
+        let count = try reader.u8()
+        for _ in 0..<count {
+            guard let keyClass = KeybagClass(rawValue: try reader.u8()), let wrapping = Wrapping(rawValue: try reader.u8())
+            else { throw KeychainError(.invalidKeychain, "the keybag has an unknown entry") }
+            keybag.entries.append(Entry(keyClass: keyClass, wrapping: wrapping, wrapped: try reader.lengthPrefixed(limit: 256)))
+        }
+        try reader.requireEnd()
+        return keybag
+    }
+
+    private static func macKey(_ deviceKey: SymmetricKey) throws -> SymmetricKey {
+        try deviceKey.derive(purpose: "keybag mac v1")
+    }
+
+    // MARK: - Files
+
+    /// Reads and verifies the keybag at `path`; nil when there is none.
+    static func load(path: String, deviceKey: SymmetricKey) throws -> Keybag? {
+        guard FileSystem.exists(path) else { return nil }
+        try FileSystem.requireNotWritableByOthers(path)
+        guard let data = FileSystem.read(path) else {
+            throw KeychainError(.notAvailable, "the keybag file cannot be read")
+        }
+        return try decode(data, deviceKey: deviceKey)
+    }
+
+    /// Replaces the keybag at `path` atomically (0600).
+    func save(path: String, deviceKey: SymmetricKey) throws {
+        try FileSystem.replaceAtomically(path, contents: try encoded(deviceKey: deviceKey))
+    }
+
+    /// Publishes the keybag at `path` unless one is there; returns false if one was.
+    func createFile(path: String, deviceKey: SymmetricKey) throws -> Bool {
+        try FileSystem.createExclusively(path, contents: try encoded(deviceKey: deviceKey))
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+@_spi(Testing) import KeychainCore
+
+/// Hooks for testing Data Protection through the Security API: they act on the process's
+/// default keychain (the one `SecItem…` uses) as a device's passcode settings and lock screen
+/// would. Not part of Apple's API; tests import them with `@_spi(Testing) import Security`.
+@_spi(Testing)
+public enum SecDataProtectionTesting {
+    /// Opens the default keychain with a cheap passcode derivation (1,000 PBKDF2 iterations)
+    /// instead of the calibrated one. Call it before any other call in a fresh keychain directory.
+    public static func useFastKeyDerivation() -> OSStatus {
+        StatusMapping.run {
+            _ = try Keychain.open(
+                path: KeychainLocation.defaultKeychainPath,
+                options: KeychainOptions(passcodeIterations: 1_000, backupWorkFactor: 10))
+        }
+    }
+
+    /// Sets, changes or removes the device passcode (nil or empty: none).
+    ///
+    /// - Returns: `errSecSuccess`, or `errSecAuthFailed` when `old` is wrong.
+    public static func setPasscode(_ new: Data?, old: Data?) -> OSStatus {
+        StatusMapping.run { try Keychain.openDefault().changePasscode(from: old, to: new) }
+    }
+
+    /// Locks the device: class A items become unavailable.
+    public static func lock() -> OSStatus {
+        StatusMapping.run { try Keychain.openDefault().lock() }
+    }
+
+    /// Unlocks the device with its passcode.
+    ///
+    /// - Returns: `errSecSuccess`, or `errSecAuthFailed` for a wrong passcode.
+    public static func unlock(_ passcode: Data) -> OSStatus {
+        StatusMapping.run { try Keychain.openDefault().unlock(passcode: passcode) }
+    }
+
+    /// Acts as if the process had restarted: the default keychain's keys are dropped and the next
+    /// call opens it afresh (before the first unlock, when a passcode is set).
+    public static func restart() {
+        Keychain.forgetOpenInstance(path: KeychainLocation.defaultKeychainPath)
+    }
+}

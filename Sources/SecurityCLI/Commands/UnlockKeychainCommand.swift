@@ -1,0 +1,38 @@
+import KeychainCore
+import Security
+
+/// `unlock-keychain [-u] [-p password] [keychain]`: checks the keychain's password and unlocks the
+/// keychain in this process (the default keychain when none is named).
+///
+/// Without `-p` the password is asked for (`password to unlock <name>: `, "default" for the
+/// default keychain); `-u` (macOS: use the dialog) asks the same way. A wrong password is
+/// errSecAuthFailed (exit 51), counted towards the escalating delays, which the message then
+/// states. As with `lock-keychain`, the unlock lasts as long as the process: in interactive
+/// mode (`security -i`) later commands read the keychain's items without asking again.
+enum UnlockKeychainCommand {
+    /// Runs the command.
+    static func run(_ invocation: Invocation) throws -> Int32 {
+        let parser = OptionParser("hp:u")
+        let scan = parser.parse(invocation.arguments)
+        var password: [UInt8]?
+        for element in scan.elements {
+            switch element {
+            case .option("p", let value): password = Array((value ?? "").utf8)
+            case .option("u", _): break
+            default: throw parser.usageError(for: element)
+            }
+        }
+        defer { if password != nil { SecretWiping.wipe(&password!) } }
+        guard scan.operands.count <= 1, scan.operands.first?.isEmpty != true else { throw ToolError.usage(reason: nil) }
+        let name = scan.operands.first
+        let keychain = try name.map(KeychainSession.open) ?? KeychainSession.openDefault()
+        if password == nil {
+            password = invocation.console.readSecret(prompt: "password to unlock \(name ?? "default"): ")
+            guard password != nil else {
+                throw ToolError.failed(result: 1, message: "security: no password was entered\n")
+            }
+        }
+        try KeychainSession.unlock(keychain, password: password ?? [], api: "SecKeychainUnlock \(name ?? "<NULL>")")
+        return 0
+    }
+}
