@@ -122,12 +122,16 @@ final class KeychainStore: Sendable {
             metadata: metadata, secret: statement.blob(6))
     }
 
-    /// Rows whose primary-key token is one of `tokens`, in row order: one statement on the unique index.
+    /// Rows whose primary-key token is one of `tokens`, in row order: a point lookup on the unique
+    /// index per token (an `IN` list would make SQLite build an ephemeral table every time). Callers
+    /// run it inside a transaction, so all lookups see one snapshot.
     func rows(primaryKeyTokens tokens: [Data], in connection: SQLiteConnection) throws -> [StoredRow] {
-        guard !tokens.isEmpty else { return [] }
-        let placeholders = Array(repeating: "?", count: tokens.count).joined(separator: ", ")
-        return try connection.statement("SELECT \(Self.columns) FROM items WHERE pk IN (\(placeholders))")
-            .bind(tokens.map(SQLiteValue.blob)).rows(Self.readRow).sorted { $0.rowID < $1.rowID }
+        let statement = try connection.statement("SELECT \(Self.columns) FROM items WHERE pk = ?")
+        var rows: [StoredRow] = []
+        for token in tokens {
+            rows += try statement.bind([.blob(token)]).rows(Self.readRow)
+        }
+        return rows.count > 1 ? rows.sorted { $0.rowID < $1.rowID } : rows
     }
 
     /// The row with item UUID `uuid`.
