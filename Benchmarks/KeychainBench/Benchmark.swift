@@ -195,7 +195,6 @@ struct Benchmark {
                 security, ["find-generic-password", "-a", Workload.account(index * 7), "-s", Workload.service(index * 7), "-w"],
                 environment: environment)
             if run.status != 0 { log("find-generic-password exited \(run.status)") }
-            findRSS = max(findRSS, run.maxRSSKiB)
             find.merge([run.nanoseconds], wall: find.wallNanoseconds + run.nanoseconds)
         }
         rows.append(ResultRow("security find-generic-password -w", items: items, samples: find, floor: ("Swift hello", helloSamples)))
@@ -206,11 +205,19 @@ struct Benchmark {
                 security, ["add-generic-password", "-a", "cli\(index)", "-s", "bench.cli", "-w", "secret-\(index)"],
                 environment: environment)
             if run.status != 0 { log("add-generic-password exited \(run.status)") }
-            addRSS = max(addRSS, run.maxRSSKiB)
             add.merge([run.nanoseconds], wall: add.wallNanoseconds + run.nanoseconds)
         }
         rows.append(ResultRow("security add-generic-password", items: items, samples: add, floor: ("Swift hello", helloSamples)))
-        rows.append(ResultRow(figure: "security peak RSS (find / add)", items: items, value: Double(max(findRSS, addRSS)) / 1024, unit: "MiB"))
+        findRSS = Processes.peakRSSKiB(
+            security, ["find-generic-password", "-a", Workload.account(3), "-s", Workload.service(3), "-w"],
+            environment: environment) ?? 0
+        addRSS = Processes.peakRSSKiB(
+            security, ["add-generic-password", "-a", "cli-rss", "-s", "bench.cli", "-w", "secret"], environment: environment) ?? 0
+        let helloRSS = Processes.peakRSSKiB(hello, [], environment: [:]) ?? 0
+        rows.append(
+            ResultRow(
+                figure: "security peak RSS (find / add, GNU time)", items: items, value: Double(max(findRSS, addRSS)) / 1024,
+                unit: "MiB", floor: ("Swift hello", Double(helloRSS) / 1024)))
 
         let executable = products.appendingPathComponent("keychain-bench").path
         let worker = Processes.run(executable, ["--worker", "open-and-lookups", "--items", "\(items)", "--count", "200"], environment: environment)
@@ -245,6 +252,18 @@ enum Worker {
                 let query = Workload.keyQuery(Int(generator.next() % UInt64(items)), returning: kSecReturnData) as CFDictionary
                 var result: CFTypeRef?
                 samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+            }
+            print(samples.nanoseconds.map(String.init).joined(separator: " "))
+        case "adds":
+            var samples = Samples()
+            for index in 0..<count {
+                let attributes: [String: Any] = [
+                    kSecClass as String: kSecClassGenericPassword,
+                    kSecAttrService as String: Workload.service(index),
+                    kSecAttrAccount as String: "added-\(getpid())-\(index)@example.com",
+                    kSecValueData as String: Workload.secret(index),
+                ]
+                samples.measure { expect(SecItemAdd(attributes as CFDictionary, nil), errSecSuccess) }
             }
             print(samples.nanoseconds.map(String.init).joined(separator: " "))
         case "populate":

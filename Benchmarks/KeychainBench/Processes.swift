@@ -13,9 +13,9 @@ enum Processes {
     }
 
     /// Runs `executable` with `arguments` and extra environment; returns wall time (ns), exit
-    /// status, peak RSS (KiB) and standard output.
+    /// status and standard output.
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:])
-        -> (nanoseconds: UInt64, status: Int32, maxRSSKiB: Int, output: String)
+        -> (nanoseconds: UInt64, status: Int32, output: String)
     {
         var environment = environment
         for (key, value) in ProcessInfo.processInfo.environment where environment[key] == nil {
@@ -40,7 +40,7 @@ enum Processes {
         close(pipeEnds[1])
         guard spawned == 0 else {
             close(pipeEnds[0])
-            return (0, -1, 0, "")
+            return (0, -1, "")
         }
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 65536)
@@ -51,17 +51,31 @@ enum Processes {
         }
         close(pipeEnds[0])
         var status: Int32 = 0
-        var usage = rusage()
-        wait4(pid, &status, 0, &usage)
+        waitpid(pid, &status, 0)
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
         let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
-        return (elapsed, exitCode, Int(usage.ru_maxrss), String(decoding: output, as: UTF8.self))
+        return (elapsed, exitCode, String(decoding: output, as: UTF8.self))
     }
 
-    /// This process's peak resident set size in KiB.
+    /// This process's peak resident set size in KiB (`VmHWM`: it belongs to the address space
+    /// made by `exec`, unlike `ru_maxrss`, which a spawned child inherits from its parent while
+    /// they share memory before the `exec`).
     static var selfMaxRSSKiB: Int {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Int(usage.ru_maxrss)
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// Runs a command under GNU time (`/usr/bin/time -f %M`) and returns its peak RSS in KiB, or
+    /// nil where GNU time is not installed. (`wait4`'s figure for a direct child includes this
+    /// benchmark's own memory, which the child shares until it calls `exec`.)
+    static func peakRSSKiB(_ executable: String, _ arguments: [String], environment: [String: String]) -> Int? {
+        let time = "/usr/bin/time"
+        guard FileManager.default.isExecutableFile(atPath: time) else { return nil }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("bench-rss-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        _ = run(time, ["-f", "%M", "-o", report, executable] + arguments, environment: environment)
+        let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
+        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").last ?? "")
     }
 }

@@ -15,19 +15,21 @@ enum RecordCodec {
 
     /// Encodes attribute values (the access control travels as data under `accc`).
     static func encode(_ attributes: [String: AttributeValue]) -> Data {
-        var output = Data([version])
+        var output: [UInt8] = [version]
+        output.reserveCapacity(256)
         appendInteger(UInt32(attributes.count), to: &output)
-        for name in attributes.keys.sorted() {
-            let nameBytes = Array(name.utf8)
-            output.append(UInt8(nameBytes.count))
-            output.append(contentsOf: nameBytes)
-            switch attributes[name]! {
+        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
+            output.append(UInt8(name.utf8.count))
+            output.append(contentsOf: name.utf8)
+            switch value {
             case .string(let text):
                 output.append(Tag.string.rawValue)
-                appendBytes(Data(text.utf8), to: &output)
+                appendInteger(UInt32(text.utf8.count), to: &output)
+                output.append(contentsOf: text.utf8)
             case .data(let data):
                 output.append(Tag.data.rawValue)
-                appendBytes(data, to: &output)
+                appendInteger(UInt32(data.count), to: &output)
+                output.append(contentsOf: data)
             case .integer(let number):
                 output.append(Tag.integer.rawValue)
                 appendInteger(UInt64(bitPattern: number), to: &output)
@@ -36,7 +38,8 @@ enum RecordCodec {
                 appendInteger(date.timeIntervalSinceReferenceDate.bitPattern, to: &output)
             }
         }
-        return output
+        defer { output.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
+        return Data(output)
     }
 
     /// Decodes what `encode` produced.
@@ -88,12 +91,7 @@ enum RecordCodec {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private static func appendBytes(_ data: Data, to output: inout Data) {
-        appendInteger(UInt32(data.count), to: &output)
-        output.append(data)
-    }
-
-    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to output: inout Data) {
+    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to output: inout [UInt8]) {
         withUnsafeBytes(of: value.bigEndian) { output.append(contentsOf: $0) }
     }
 
