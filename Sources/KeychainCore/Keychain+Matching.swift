@@ -12,17 +12,39 @@ extension Keychain {
     ///
     /// A persistent reference selects one row; a query naming the whole primary key (all but the
     /// access group and synchronizable flag) is answered from the unique index, trying each
-    /// group and flag the query leaves open; anything else reads the class's rows. Rows that fail
-    /// authentication are skipped, as Apple skips undecryptable items.
+    /// group and flag the query leaves open; anything else reads the class's rows.
+    ///
+    /// A damaged row is one whose sealed attributes fail authentication, or whose secret does
+    /// (`visit` throws `errSecDecode`). When the class's rows are scanned, damaged rows are
+    /// skipped, as Apple skips undecryptable items, so the rest of the keychain stays readable.
+    /// When the lookup is keyed (a persistent reference, or the whole primary key, whose token
+    /// names exactly one item per group and flag) and no intact candidate was visited, the caller
+    /// named a damaged item and the lookup throws `errSecDecode`; except that rows found by a
+    /// primary-key token (which binds the caller's access group) go to `damaged` when it is given:
+    /// `SecItemDelete` removes them, so that the primary key can be used again.
     func forEachMatch(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
+        damaged: ((StoredRow) throws -> Void)? = nil,
         _ visit: (ItemRecord, StoredRow) throws -> Bool
     ) throws {
-        func consider(_ row: StoredRow) throws -> Bool {
-            guard row.itemClass == request.itemClass, let record = try? sealer.openRecord(row),
-                context.isEntitled(to: record.accessGroup), matches(record, request)
-            else { return true }
-            return try visit(record, row)
+        var damagedRows: [StoredRow] = []
+        var visited = false
+        func consider(_ row: StoredRow, keyed: Bool) throws -> Bool {
+            guard let record = try? sealer.openRecord(row) else {
+                if keyed { damagedRows.append(row) }
+                return true
+            }
+            // Synchronizable items cannot be fetched through persistent references (seed 000).
+            if request.persistentReference != nil && record.isSynchronizable { return true }
+            guard context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
+            do {
+                let more = try visit(record, row)
+                visited = true
+                return more
+            } catch let error as KeychainError where error.code == .decode {
+                if keyed { damagedRows.append(row) }
+                return true
+            }
         }
         if let reference = request.persistentReference {
             let row: StoredRow?
@@ -30,17 +52,38 @@ extension Keychain {
             case .uuid(let uuid): row = try store.row(uuid: uuid, in: connection)
             case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
             }
-            // Synchronizable items cannot be fetched through persistent references (seed 000).
-            if let row, let record = try? sealer.openRecord(row), !record.isSynchronizable {
-                _ = try consider(row)
+            if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true) }
+        } else if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
+            for row in try store.rows(primaryKeyTokens: tokens, in: connection) {
+                // A token binds the class, so a row of another class holding it was altered.
+                guard row.itemClass == request.itemClass else {
+                    damagedRows.append(row)
+                    continue
+                }
+                if try !consider(row, keyed: true) { break }
             }
+        } else {
+            try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, keyed: false) }
             return
         }
-        if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
-            for row in try store.rows(primaryKeyTokens: tokens, in: connection) where try !consider(row) { return }
-            return
+        guard !visited, !damagedRows.isEmpty else { return }
+        guard let damaged, request.persistentReference == nil else {
+            throw KeychainError(.decode, "the item failed authentication: it was damaged or altered")
         }
-        try store.scan(itemClass: request.itemClass, in: connection, consider)
+        for row in damagedRows { try damaged(row) }
+    }
+
+    /// Every row of the stored classes in row order, for whole-keychain reads: a row whose class
+    /// name was damaged belongs to no class and is left out, so it cannot hide the others.
+    func readableRows(in connection: SQLiteConnection) throws -> [StoredRow] {
+        var rows: [StoredRow] = []
+        for itemClass in ItemClass.stored {
+            try store.scan(itemClass: itemClass, in: connection) { row in
+                rows.append(row)
+                return true
+            }
+        }
+        return rows.sorted { $0.rowID < $1.rowID }
     }
 
     /// The tokens a query names when it gives every primary-key attribute except the access
@@ -99,10 +142,14 @@ extension Keychain {
         }
     }
 
-    /// Builds the parts of a result `returns` asks for; nil when the item's secret fails
-    /// authentication (such items are left out, as Apple leaves out undecryptable items). An item
-    /// stored without data matches with no data part (Apple: the row's data result is NULL).
-    func makeResult(_ record: ItemRecord, row: StoredRow, returns: ReturnOptions) throws -> ItemResult? {
+    /// Builds the parts of a result `returns` asks for. An item stored without data matches with
+    /// no data part (Apple: the row's data result is NULL). When the item's secret fails
+    /// authentication the item is left out (nil), as Apple leaves out undecryptable items, or, with
+    /// `reportingDamage`, `errSecDecode` is thrown for `forEachMatch` to judge (skip in a scan,
+    /// report in a keyed lookup). The secret is returned in a buffer zeroed when released.
+    func makeResult(
+        _ record: ItemRecord, row: StoredRow, returns: ReturnOptions, reportingDamage: Bool = false
+    ) throws -> ItemResult? {
         var result = ItemResult(itemClass: record.itemClass)
         if returns.contains(.attributes) {
             var attributes = record.attributes
@@ -113,10 +160,12 @@ extension Keychain {
         }
         if returns.contains(.data) {
             if let blob = row.secret {
-                guard let secret = try? sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid) else {
+                guard var secret = try? sealer.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid) else {
+                    if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
                     return nil
                 }
-                result.data = secret
+                result.data = Data.zeroingCopy(of: secret)
+                secret.wipe()
             }
         }
         if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }

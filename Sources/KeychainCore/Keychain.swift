@@ -96,7 +96,9 @@ public final class Keychain: Sendable {
             try connection.readTransaction {
                 var results: [ItemResult] = []
                 try forEachMatch(request, context: context, in: connection) { record, row in
-                    if let result = try makeResult(record, row: row, returns: request.returns) { results.append(result) }
+                    if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
+                        results.append(result)
+                    }
                     return limit.map { results.count < $0 } ?? true
                 }
                 return results
@@ -160,7 +162,9 @@ public final class Keychain: Sendable {
         return try store.withConnection { connection in
             try connection.writeTransaction {
                 var rowIDs: [Int64] = []
-                try forEachMatch(request, context: context, in: connection) { record, _ in
+                // A damaged item named by its whole primary key is removed too (docs/reliability.md).
+                try forEachMatch(request, context: context, in: connection, damaged: { rowIDs.append($0.rowID) }) {
+                    record, _ in
                     rowIDs.append(record.rowID)
                     return true
                 }
@@ -178,7 +182,7 @@ public final class Keychain: Sendable {
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
         try store.withConnection { connection in
             try connection.readTransaction {
-                try store.allRows(in: connection).compactMap { row in
+                try readableRows(in: connection).compactMap { row in
                     guard let record = try? sealer.openRecord(row), context.isEntitled(to: record.accessGroup) else {
                         return nil
                     }

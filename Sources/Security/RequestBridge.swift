@@ -88,7 +88,7 @@ enum ResultBridge {
         case []:
             return nil
         case .data:
-            return result.data.map { NSData(data: $0) }
+            return result.data.map(secretObject)
         case .persistentReference:
             return result.persistentReference.map { NSData(data: $0) }
         case .attributes:
@@ -97,10 +97,18 @@ enum ResultBridge {
             return nil  // passwords have no reference type (spec D12)
         default:
             var dictionary = returns.contains(.attributes) ? attributes(result) : [:]
-            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = data }
+            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = secretObject(data) }
             if let reference = result.persistentReference { dictionary["v_PersistentRef"] = reference }
             if returns.contains(.reference) { dictionary["class"] = result.itemClass.rawValue }
             return dictionary as NSDictionary
+        }
+    }
+
+    /// A secret as the `CFData` handed to the caller: a copy zeroed when the caller releases it.
+    static func secretObject(_ secret: Data) -> NSData {
+        secret.withUnsafeBytes { bytes in
+            let copy = ZeroingBuffer.copy(bytes)
+            return NSData(bytesNoCopy: copy.pointer, length: copy.count, deallocator: ZeroingBuffer.release)
         }
     }
 
