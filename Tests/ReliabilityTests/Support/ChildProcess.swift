@@ -11,16 +11,24 @@ final class ChildProcess {
     let pid: pid_t
     let outputPath: String
     let errorPath: String
+    private let inputPath: String?
     private var status: Int32?
 
     /// Starts `executable` with `arguments`, in the test's environment plus `environment`.
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
-        outputPath = directory + "/child-\(UUID().uuidString).out"
-        errorPath = outputPath.replacingOccurrences(of: ".out", with: ".err")
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        in directory: String
+    ) throws {
+        let base = directory + "/child-\(UUID().uuidString)"
+        outputPath = base + ".out"
+        errorPath = base + ".err"
+        let inputPath = input.map { _ in base + ".in" }
+        self.inputPath = inputPath
+        if let input, let inputPath { try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
@@ -46,6 +54,7 @@ final class ChildProcess {
         }
         unlink(outputPath)
         unlink(errorPath)
+        if let inputPath { unlink(inputPath) }
     }
 
     /// Sends SIGKILL.
@@ -71,6 +80,18 @@ final class ChildProcess {
         status = raw
         return raw
     }
+
+    /// Waits until the process stops itself (SIGSTOP); false if it ended instead.
+    func waitUntilStopped() -> Bool {
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, WUNTRACED) < 0 && errno == EINTR {}
+        if raw & 0xff == 0x7f { return true }
+        status = raw
+        return false
+    }
+
+    /// Resumes a stopped process.
+    func resume() { _ = Glibc.kill(pid, SIGCONT) }
 
     /// Waits at most `seconds`; false if the process is still running.
     func wait(seconds: Double) -> Bool {

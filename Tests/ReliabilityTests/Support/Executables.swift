@@ -27,6 +27,15 @@ enum Executables {
         child.wait()
         return child
     }
+
+    /// Runs `security` to completion with its keychains under `home` (`XDG_DATA_HOME`).
+    static func runSecurity(
+        _ arguments: [String], home: String, input: String? = nil, in directory: String
+    ) throws -> ChildProcess {
+        let child = try ChildProcess(security, arguments, environment: ["XDG_DATA_HOME": home], input: input, in: directory)
+        child.wait()
+        return child
+    }
 }
 
 /// A fresh private directory, removed when released.
