@@ -83,7 +83,8 @@ public final class Keychain: Sendable {
     /// Finds the items `request` describes (`SecItemCopyMatching`).
     ///
     /// - Returns: at least one result.
-    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`, storage errors.
+    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecDecode` when the query names a
+    ///   damaged item exactly (`forEachMatch`), `errSecMissingEntitlement`, storage errors.
     public func search(_ request: ItemRequest, context: AccessContext) throws -> [ItemResult] {
         try requireReferenceSupport(request)
         try checkSearchEntitlements(request, context: context)
@@ -124,7 +125,8 @@ public final class Keychain: Sendable {
     /// if any item cannot be changed, none is.
     ///
     /// - Throws: `errSecItemNotFound`, `errSecDuplicateItem` (nothing changed), `errSecParam`,
-    ///   `errSecMissingEntitlement`.
+    ///   `errSecMissingEntitlement`, `errSecDecode` (a damaged item named exactly, or whose secret
+    ///   the update keeps).
     public func update(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
         try checkSearchEntitlements(request, context: context)
         if let group = changes.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }

@@ -8,6 +8,16 @@ import Foundation
 struct ProcessMemoryScanner {
     let pid: Int32
 
+    /// Whether this process may read its children's memory: as root, or when Yama's
+    /// `ptrace_scope` lets a parent read its descendants (0 or 1, or no Yama at all).
+    static var isPermitted: Bool {
+        if getuid() == 0 { return true }
+        guard let scope = try? String(contentsOfFile: "/proc/sys/kernel/yama/ptrace_scope", encoding: .utf8) else {
+            return true
+        }
+        return (Int(scope.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 3) <= 1
+    }
+
     /// Where copies of `secret` start, with the mapping (a `/proc/<pid>/maps` line) each lies in.
     func copies(of secret: [UInt8]) throws -> [(address: UInt, mapping: String)] {
         precondition(secret.count >= 32)
