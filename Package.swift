@@ -15,6 +15,8 @@ let package = Package(
         .executable(name: "security", targets: ["SecurityTool"]),
         .executable(name: "keychain-bench", targets: ["KeychainBench"]),
         .executable(name: "bench-hello", targets: ["BenchHello"]),
+        // The reliability tests' helper process (crash, concurrency, full-disk and memory probes).
+        .executable(name: "keychain-crash-writer", targets: ["KeychainCrashWriter"]),
     ],
     targets: [
         // System libraries: Debian's libsqlite3-dev and libssl-dev.
@@ -68,6 +70,14 @@ let package = Package(
             path: "Benchmarks/BenchHello"
         ),
 
+        // The process the reliability tests start, kill and inspect (docs/reliability.md).
+        .executableTarget(
+            name: "KeychainCrashWriter",
+            dependencies: ["Security", "CSQLite"],
+            path: "Tests/KeychainCrashWriter",
+            swiftSettings: strictFlags
+        ),
+
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore"],
@@ -81,6 +91,12 @@ let package = Package(
         .testTarget(
             name: "SecurityCLITests",
             dependencies: ["SecurityCLI", "SecurityTool"],
+            swiftSettings: strictFlags
+        ),
+        // Crash safety, concurrency, full disk, fuzz regressions and hygiene (docs/reliability.md).
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter"],
             swiftSettings: strictFlags
         ),
     ],

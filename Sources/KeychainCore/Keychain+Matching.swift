@@ -12,17 +12,27 @@ extension Keychain {
     ///
     /// A persistent reference selects one row; a query naming the whole primary key (all but the
     /// access group and synchronizable flag) is answered from the unique index, trying each
-    /// group and flag the query leaves open; anything else reads the class's rows. Rows that fail
-    /// authentication are skipped, as Apple skips undecryptable items.
+    /// group and flag the query leaves open; anything else reads the class's rows.
+    ///
+    /// A damaged row is one whose sealed attributes fail authentication, or whose secret does
+    /// (`visit` throws `errSecDecode`). When the class's rows are scanned, damaged rows are
+    /// skipped, as Apple skips undecryptable items, so the rest of the keychain stays readable.
+    /// When the lookup is keyed (a persistent reference, or the whole primary key, whose token
+    /// names exactly one item per group and flag) and no intact candidate was visited, the caller
+    /// named a damaged item and the lookup throws `errSecDecode`; except that rows found by a
+    /// primary-key token (which binds the caller's access group) go to `damaged` when it is given:
+    /// `SecItemDelete` removes them, so that the primary key can be used again.
     ///
     /// - Throws: `errSecInteractionNotAllowed` on meeting a row whose protection class is locked
     ///   before `visit` stops the walk: the row might match, and its attributes cannot be read
     ///   (Apple's query stops with the same status, `s3dl_query`).
     func forEachMatch(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
+        damaged: ((StoredRow) throws -> Void)? = nil,
         _ visit: (ItemRecord, StoredRow) throws -> Bool
     ) throws {
-        try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: false) { record, row in
+        try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: false, damaged: damaged) {
+            record, row in
             try visit(record!, row)
         }
     }
@@ -33,19 +43,35 @@ extension Keychain {
     /// Deletes use this, as Apple deletes locked items its SQL selects.
     func forEachCandidate(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, lockedKeyMatches: Bool,
+        damaged: ((StoredRow) throws -> Void)? = nil,
         _ visit: (ItemRecord?, StoredRow) throws -> Bool
     ) throws {
-        func consider(_ row: StoredRow, decidedByKey: Bool) throws -> Bool {
-            guard row.itemClass == request.itemClass else { return true }
+        var damagedRows: [StoredRow] = []
+        var visited = false
+        func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool) throws -> Bool {
             let record: ItemRecord?
             do {
                 record = try openIfAuthentic(row)
             } catch let error as KeychainError where error.code == .interactionNotAllowed {
-                if lockedKeyMatches && decidedByKey { return try visit(nil, row) }
-                throw error
+                guard lockedKeyMatches && decidedByKey else { throw error }
+                visited = true
+                return try visit(nil, row)
             }
-            guard let record, context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
-            return try visit(record, row)
+            guard let record else {
+                if keyed { damagedRows.append(row) }
+                return true
+            }
+            // Synchronizable items cannot be fetched through persistent references (seed 000).
+            if request.persistentReference != nil && record.isSynchronizable { return true }
+            guard context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
+            do {
+                let more = try visit(record, row)
+                visited = true
+                return more
+            } catch let error as KeychainError where error.code == .decode {
+                if keyed { damagedRows.append(row) }
+                return true
+            }
         }
         if let reference = request.persistentReference {
             let row: StoredRow?
@@ -53,23 +79,31 @@ extension Keychain {
             case .uuid(let uuid): row = try store.row(uuid: uuid, in: connection)
             case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
             }
-            // Synchronizable items cannot be fetched through persistent references (seed 000).
-            if let row, let record = try openIfAuthentic(row), !record.isSynchronizable {
-                _ = try consider(row, decidedByKey: false)
+            if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true, decidedByKey: false) }
+        } else if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
+            let keyOnly = Self.namesOnlyPrimaryKey(request)
+            for row in try store.rows(primaryKeyTokens: tokens, in: connection) {
+                // A token binds the class, so a row of another class holding it was altered.
+                guard row.itemClass == request.itemClass else {
+                    damagedRows.append(row)
+                    continue
+                }
+                if try !consider(row, keyed: true, decidedByKey: keyOnly) { break }
+            }
+        } else {
+            try store.scan(itemClass: request.itemClass, in: connection) {
+                try consider($0, keyed: false, decidedByKey: false)
             }
             return
         }
-        if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
-            let keyOnly = Self.namesOnlyPrimaryKey(request)
-            for row in try store.rows(primaryKeyTokens: tokens, in: connection)
-            where try !consider(row, decidedByKey: keyOnly) { return }
-            return
+        guard !visited, !damagedRows.isEmpty else { return }
+        guard let damaged, request.persistentReference == nil else {
+            throw KeychainError(.decode, "the item failed authentication: it was damaged or altered")
         }
-        try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, decidedByKey: false) }
+        for row in damagedRows { try damaged(row) }
     }
 
-    /// Opens a row's record; nil when the row fails authentication (it was altered: skipped, as
-    /// Apple skips corrupt items).
+    /// Opens a row's record; nil when the row fails authentication (it was altered).
     ///
     /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
     func openIfAuthentic(_ row: StoredRow) throws -> ItemRecord? {
@@ -87,6 +121,19 @@ extension Keychain {
         let key = Set(AttributeCatalog.primaryKey(of: request.itemClass).map(\.name))
         return request.hostOrSubdomain == nil && !request.caseInsensitive
             && request.attributes.keys.allSatisfy(key.contains)
+    }
+
+    /// Every row of the stored classes in row order, for whole-keychain reads: a row whose class
+    /// name was damaged belongs to no class and is left out, so it cannot hide the others.
+    func readableRows(in connection: SQLiteConnection) throws -> [StoredRow] {
+        var rows: [StoredRow] = []
+        for itemClass in ItemClass.stored {
+            try store.scan(itemClass: itemClass, in: connection) { row in
+                rows.append(row)
+                return true
+            }
+        }
+        return rows.sorted { $0.rowID < $1.rowID }
     }
 
     /// The tokens a query names when it gives every primary-key attribute except the access
@@ -145,10 +192,14 @@ extension Keychain {
         }
     }
 
-    /// Builds the parts of a result `returns` asks for; nil when the item's secret fails
-    /// authentication (such items are left out, as Apple leaves out undecryptable items). An item
-    /// stored without data matches with no data part (Apple: the row's data result is NULL).
-    func makeResult(_ record: ItemRecord, row: StoredRow, returns: ReturnOptions) throws -> ItemResult? {
+    /// Builds the parts of a result `returns` asks for. An item stored without data matches with
+    /// no data part (Apple: the row's data result is NULL). When the item's secret fails
+    /// authentication the item is left out (nil), as Apple leaves out undecryptable items, or, with
+    /// `reportingDamage`, `errSecDecode` is thrown for `forEachMatch` to judge (skip in a scan,
+    /// report in a keyed lookup). The secret is returned in a buffer zeroed when released.
+    func makeResult(
+        _ record: ItemRecord, row: StoredRow, returns: ReturnOptions, reportingDamage: Bool = false
+    ) throws -> ItemResult? {
         var result = ItemResult(itemClass: record.itemClass)
         if returns.contains(.attributes) {
             var attributes = record.attributes
@@ -159,8 +210,11 @@ extension Keychain {
         }
         if returns.contains(.data) {
             if let blob = row.secret {
-                guard let secret = try readableSecret(blob, of: row) else { return nil }
-                result.data = secret
+                guard let secret = try readableSecretBytes(blob, of: row) else {
+                    if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
+                    return nil
+                }
+                result.data = Data.zeroingCopy(of: secret)
             }
         }
         if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
@@ -179,8 +233,13 @@ extension Keychain {
     /// A row's secret; nil when it fails authentication (a damaged item is left out). A locked
     /// protection class is not damage: `errSecInteractionNotAllowed` propagates.
     func readableSecret(_ blob: Data, of row: StoredRow) throws -> Data? {
+        try readableSecretBytes(blob, of: row).map { $0.withUnsafeBytes { Data($0) } }
+    }
+
+    /// `readableSecret` in a buffer zeroed on release.
+    func readableSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes? {
         do {
-            return try sealer.openSecret(blob, of: row)
+            return try sealer.openSecretBytes(blob, of: row)
         } catch let error as KeychainError where error.code == .interactionNotAllowed {
             throw error
         } catch {

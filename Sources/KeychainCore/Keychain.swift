@@ -194,7 +194,8 @@ public final class Keychain: Sendable {
     /// Finds the items `request` describes (`SecItemCopyMatching`).
     ///
     /// - Returns: at least one result.
-    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecMissingEntitlement`,
+    /// - Throws: `errSecItemNotFound` when nothing matches, `errSecDecode` when the query names a
+    ///   damaged item exactly (`forEachMatch`), `errSecMissingEntitlement`,
     ///   `errSecInteractionNotAllowed` when the search meets an item whose protection class is
     ///   locked before it has found `kSecMatchLimit` items, storage errors.
     public func search(_ request: ItemRequest, context: AccessContext) throws -> [ItemResult] {
@@ -208,7 +209,9 @@ public final class Keychain: Sendable {
             try connection.readTransaction {
                 var results: [ItemResult] = []
                 try forEachMatch(request, context: context, in: connection) { record, row in
-                    if let result = try makeResult(record, row: row, returns: request.returns) { results.append(result) }
+                    if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
+                        results.append(result)
+                    }
                     return limit.map { results.count < $0 } ?? true
                 }
                 return results
@@ -224,7 +227,8 @@ public final class Keychain: Sendable {
     /// if any item cannot be changed, none is.
     ///
     /// - Throws: `errSecItemNotFound`, `errSecDuplicateItem` (nothing changed), `errSecParam`,
-    ///   `errSecMissingEntitlement`, `errSecInteractionNotAllowed` (an item of a locked class).
+    ///   `errSecMissingEntitlement`, `errSecInteractionNotAllowed` (an item of a locked class),
+    ///   `errSecDecode` (a damaged item named exactly, or whose secret the update keeps).
     public func update(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
         try checkSearchEntitlements(request, context: context)
         if let group = changes.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }
@@ -266,7 +270,11 @@ public final class Keychain: Sendable {
         return try store.withConnection { connection in
             try connection.writeTransaction {
                 var rowIDs: [Int64] = []
-                try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: true) { _, row in
+                // A damaged item named by its whole primary key is removed too (docs/reliability.md).
+                try forEachCandidate(
+                    request, context: context, in: connection, lockedKeyMatches: true,
+                    damaged: { rowIDs.append($0.rowID) }
+                ) { _, row in
                     rowIDs.append(row.rowID)
                     return true
                 }
@@ -286,7 +294,7 @@ public final class Keychain: Sendable {
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
         try store.withConnection { connection in
             try connection.readTransaction {
-                try store.allRows(in: connection).compactMap { row in
+                try readableRows(in: connection).compactMap { row in
                     guard let record = try openIfAuthentic(row), context.isEntitled(to: record.accessGroup) else {
                         return nil
                     }

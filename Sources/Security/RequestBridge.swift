@@ -94,7 +94,7 @@ enum ResultBridge {
         case []:
             return nil
         case .data:
-            return result.data.map { NSData(data: $0) }
+            return result.data.map(secretObject)
         case .persistentReference:
             return result.persistentReference.map { NSData(data: $0) }
         case .attributes:
@@ -103,7 +103,7 @@ enum ResultBridge {
             return result.reference.map(object)  // passwords have no reference type (spec D12)
         default:
             var dictionary = returns.contains(.attributes) ? attributes(result) : [:]
-            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = data }
+            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = secretObject(data) }
             if let reference = result.persistentReference { dictionary["v_PersistentRef"] = reference }
             if returns.contains(.reference) {
                 dictionary["class"] = result.itemClass.rawValue
@@ -119,6 +119,14 @@ enum ResultBridge {
         case .key(let key): return SecKey(key)
         case .certificate(let certificate): return SecCertificate(certificate)
         case .identity(let identity): return SecIdentity(identity)
+        }
+    }
+
+    /// A secret as the `CFData` handed to the caller: a copy zeroed when the caller releases it.
+    static func secretObject(_ secret: Data) -> NSData {
+        secret.withUnsafeBytes { bytes in
+            let copy = ZeroingBuffer.copy(bytes)
+            return NSData(bytesNoCopy: copy.pointer, length: copy.count, deallocator: ZeroingBuffer.release)
         }
     }
 

@@ -44,7 +44,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// match both kinds of item (spec D4).
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam`, `errSecNoSuchClass`,
-///   `errSecMissingEntitlement`, `errSecUnimplemented` (trust-based certificate searches).
+///   `errSecMissingEntitlement`, `errSecUnimplemented` (trust-based certificate searches),
+///   `errSecDecode` when the query names exactly (by primary key or persistent reference) an item
+///   that fails authentication; searches that scan skip such items. A returned `CFData` secret is
+///   zeroed when released.
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {

@@ -19,6 +19,14 @@ struct RecordCodecTests {
         #expect(try RecordCodec.decode(RecordCodec.encode(sample)) == sample)
     }
 
+    @Test("rejects an attribute name that is not UTF-8 with errSecDecode (fuzz crash record-decoder/crash-fba67b61d099e6eb)")
+    func invalidName() throws {
+        var record = Data([1, 0, 0, 0, 1, 255])
+        record.append(contentsOf: [UInt8](repeating: 0xFF, count: 255))
+        record.append(contentsOf: [3, 0, 0, 0, 0, 0, 0, 0, 1])
+        #expect(throws: KeychainError(.decode, "record attribute name is not UTF-8")) { try RecordCodec.decode(record) }
+    }
+
     @Test("rejects every truncation with errSecDecode")
     func truncation() throws {
         let encoded = RecordCodec.encode(sample)

@@ -88,3 +88,5 @@ extension Data {
         }
     }
 }
+
+extension SecureBytes: ContiguousBytes {}

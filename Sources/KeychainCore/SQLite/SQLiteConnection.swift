@@ -19,9 +19,11 @@ final class SQLiteConnection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        Self.waitForLocks(db, milliseconds: busyTimeoutMilliseconds)
         do {
-            try execute("PRAGMA journal_mode = WAL")
+            try retryingTransientFailures(forMilliseconds: busyTimeoutMilliseconds) {
+                try execute("PRAGMA journal_mode = WAL")
+            }
             try execute("PRAGMA synchronous = FULL")
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA secure_delete = ON")

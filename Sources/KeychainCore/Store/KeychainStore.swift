@@ -73,9 +73,10 @@ final class KeychainStore: Sendable {
 
     /// Runs `body` with a connection no other thread is using.
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try SQLiteConnection(path: path))
-        defer { pool.withLock { $0.append(pooled) } }
         do {
+            // Opening a connection can fail too: its error gets an OSStatus like any other.
+            let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try SQLiteConnection(path: path))
+            defer { pool.withLock { $0.append(pooled) } }
             return try body(pooled.connection)
         } catch let error as SQLiteError {
             throw error.keychainError

@@ -52,7 +52,7 @@ enum RecordCodec {
             attributes.reserveCapacity(Int(min(count, 64)))
             for _ in 0..<count {
                 let nameLength = Int(try reader.byte())
-                let name = knownName(try reader.bytes(nameLength))
+                let name = try knownName(try reader.bytes(nameLength))
                 guard let tag = Tag(rawValue: try reader.byte()) else {
                     throw KeychainError(.decode, "unknown value tag in record")
                 }
@@ -84,11 +84,16 @@ enum RecordCodec {
         uniqueKeysWithValues: (AttributeCatalog.attributes.map(\.name) + ["accc"]).reduce(into: Set<String>()) { $0.insert($1) }
             .map { name in (name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, name) })
 
-    private static func knownName(_ bytes: UnsafeRawBufferPointer) -> String {
+    /// An attribute name: invalid UTF-8 is refused, not repaired (a repaired name could grow past
+    /// the 255 bytes `encode` can write; found by the record-decoder fuzz target).
+    private static func knownName(_ bytes: UnsafeRawBufferPointer) throws -> String {
         if bytes.count == 4, let name = namesByBytes[bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] {
             return name
         }
-        return String(decoding: bytes, as: UTF8.self)
+        guard let name = String(validatingUTF8Bytes: bytes) else {
+            throw KeychainError(.decode, "record attribute name is not UTF-8")
+        }
+        return name
     }
 
     private static func appendInteger<T: FixedWidthInteger>(_ value: T, to output: inout [UInt8]) {

@@ -1,0 +1,112 @@
+import Foundation
+
+@testable import KeychainCore
+@testable import SecurityCLI
+
+/// (c) `security` command lines.
+///
+/// Each input builds a list of words (options, clusters, command-name prefixes, values, `--`,
+/// arbitrary text) and a line for interactive mode. Properties:
+/// - the option scanner's operands are a suffix of the words, and it stops at the first error;
+/// - `-v` redaction keeps the words' count and option structure and replaces the value of every
+///   password option (`-w`, `-p`, `-X`) by the mask, and only those;
+/// - the password options parse or fail with a `ToolError`, never crash;
+/// - commands that touch no keychain run to an exit status in 0…255;
+/// - interactive-mode splitting gives at most 32 words.
+enum CommandLineFuzzer {
+    static let words: [String] = [
+        "-a", "-s", "-w", "-p", "-X", "-g", "-U", "-gw", "-wg", "-aX", "-Ua", "-c", "-C", "-D", "-G", "-j", "-l", "-P",
+        "-r", "-t", "-d", "-A", "-T", "-h", "-i", "-q", "-v", "-", "--", "-:", "secret", "me", "svc", "0x1f", "-25300",
+        "4142", "abc", "abcd", "ftp", "http", "65536", "443", "", " ", "\"", "'", "\\", "help", "error", "list-keychains",
+        "create-keychain", "add-certificates", "show-keychain-info", "unknown", "find-identity", "smartcards",
+    ] + CommandTable.commands.map(\.name)
+
+    /// Commands that read or write a keychain: only their option parsing is exercised.
+    static let keychainCommands: Set<String> = [
+        "add-generic-password", "add-internet-password", "find-generic-password", "find-internet-password",
+        "delete-generic-password", "delete-internet-password", "dump-keychain",
+    ]
+
+    static func run(_ input: inout FuzzInput) throws {
+        let arguments = (0..<input.below(10)).map { _ in input.text(words) }
+        try checkScanner(arguments)
+        try checkRedaction(arguments)
+        for kind in [PasswordKind.generic, .internet] {
+            for operation in [PasswordOperation.add, .find, .delete] {
+                do {
+                    let options = try PasswordItemOptions.parse(arguments, kind: kind, operation: operation)
+                    _ = options.searchRequest(kind)
+                    _ = options.addRequest(kind)
+                    _ = options.changes(kind)
+                } catch is ToolError {
+                    continue
+                }
+            }
+        }
+        try runTool(arguments)
+        let line = String(decoding: input.remainder(), as: UTF8.self)
+        if InteractiveMode.split(line).count > InteractiveMode.maximumWords {
+            throw FuzzFailure("interactive mode split a line into more than \(InteractiveMode.maximumWords) words")
+        }
+    }
+
+    private static func checkScanner(_ arguments: [String]) throws {
+        for command in CommandTable.commands {
+            guard let specification = command.secretOptions?.specification else { continue }
+            let scan = OptionParser(specification).parse(arguments)
+            guard scan.operands.count <= arguments.count, Array(arguments.suffix(scan.operands.count)) == scan.operands else {
+                throw FuzzFailure("operands \(scan.operands) are not a suffix of \(arguments)")
+            }
+            for element in scan.elements.dropLast() {
+                if case .option = element { continue }
+                throw FuzzFailure("the scan went on after \(element)")
+            }
+        }
+    }
+
+    private static func checkRedaction(_ arguments: [String]) throws {
+        for command in CommandTable.commands {
+            guard let (specification, secrets) = command.secretOptions else { continue }
+            let redacted = ArgumentRedaction.redacted(arguments, specification: specification, secrets: secrets)
+            guard redacted.count == arguments.count else { throw FuzzFailure("redaction changed the word count") }
+            let parser = OptionParser(specification)
+            let before = parser.parse(arguments).elements
+            let after = parser.parse(redacted).elements
+            guard before.count == after.count else {
+                throw FuzzFailure("redaction changed the options of \(arguments): \(redacted)")
+            }
+            for (original, masked) in zip(before, after) {
+                switch (original, masked) {
+                case (.option(let letter, let value), .option(let maskedLetter, let maskedValue)):
+                    guard letter == maskedLetter else { throw FuzzFailure("redaction changed -\(letter)") }
+                    let expected = secrets.contains(letter) && value != nil ? ArgumentRedaction.mask : value
+                    guard maskedValue == expected else {
+                        throw FuzzFailure("-\(letter) \(value ?? "") was echoed as \(maskedValue ?? "nothing")")
+                    }
+                default:
+                    guard original == masked else { throw FuzzFailure("redaction changed \(original) into \(masked)") }
+                }
+            }
+        }
+    }
+
+    private static func runTool(_ arguments: [String]) throws {
+        let scan = OptionParser("hilp:qv").parse(arguments)
+        if let word = scan.operands.first, let command = CommandTable.command(named: word),
+            keychainCommands.contains(command.name)
+        {
+            return
+        }
+        let console = SilentConsole()
+        let status = SecurityTool.run(arguments, console: console)
+        guard (0...255).contains(status) else { throw FuzzFailure("exit status \(status)") }
+    }
+}
+
+/// A console that keeps nothing and has no input.
+final class SilentConsole: Console {
+    func writeOutput(_ bytes: [UInt8]) {}
+    func writeError(_ bytes: [UInt8]) {}
+    func readSecret(prompt: String) -> [UInt8]? { nil }
+    func readCommandLine(prompt: String) -> String? { nil }
+}
