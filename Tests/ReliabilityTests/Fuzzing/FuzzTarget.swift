@@ -17,7 +17,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// (d) What is read from disk: the record codec, stored access control, persistent
     /// references and sealed blobs, fed corrupted bytes.
     case recordDecoder = "record-decoder"
-    /// (b) DER, PEM and PKCS#12 importers: arrive with the keys and certificates issue.
+    /// (b) Certificates (DER, PEM), PKCS#12 archives and keys (external representations, PEM
+    /// and DER key files).
+    case importers = "importers"
 
     /// Runs one input.
     func run(_ bytes: UnsafeRawBufferPointer) throws {
@@ -26,6 +28,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .secItemDictionary: try SecItemDictionaryFuzzer.run(&input)
         case .commandLine: try CommandLineFuzzer.run(&input)
         case .recordDecoder: try RecordDecoderFuzzer.run(&input)
+        case .importers: try ImporterFuzzer.run(&input)
         }
     }
 
