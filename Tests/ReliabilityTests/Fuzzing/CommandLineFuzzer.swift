@@ -11,7 +11,8 @@ import Foundation
 /// - `-v` redaction keeps the words' count and option structure and replaces the value of every
 ///   password option (`-w`, `-p`, `-X`) by the mask, and only those;
 /// - the password options parse or fail with a `ToolError`, never crash;
-/// - commands that touch no keychain run to an exit status in 0…255;
+/// - commands that touch no file (help, `error`, the unimplemented ones, unknown words, global
+///   option errors) run to an exit status in 0…255;
 /// - interactive-mode splitting gives at most 32 words.
 enum CommandLineFuzzer {
     static let words: [String] = [
@@ -21,11 +22,11 @@ enum CommandLineFuzzer {
         "create-keychain", "add-certificates", "show-keychain-info", "unknown", "find-identity", "smartcards",
     ] + CommandTable.commands.map(\.name)
 
-    /// Commands that read or write a keychain: only their option parsing is exercised.
-    static let keychainCommands: Set<String> = [
-        "add-generic-password", "add-internet-password", "find-generic-password", "find-internet-password",
-        "delete-generic-password", "delete-internet-password", "dump-keychain",
-    ]
+    /// The implemented commands that touch no file and so may run with any arguments. Every other
+    /// implemented command reads or writes keychains, preferences or files named by its operands
+    /// (which would land in the user's keychain directory or the working directory): only their
+    /// option parsing is exercised.
+    static let filelessCommands: Set<String> = ["help", "error"]
 
     static func run(_ input: inout FuzzInput) throws {
         let arguments = (0..<input.below(10)).map { _ in input.text(words) }
@@ -93,10 +94,11 @@ enum CommandLineFuzzer {
     private static func runTool(_ arguments: [String]) throws {
         let scan = OptionParser("hilp:qv").parse(arguments)
         if let word = scan.operands.first, let command = CommandTable.command(named: word),
-            keychainCommands.contains(command.name)
+            command.action != nil, !filelessCommands.contains(command.name)
         {
             return
         }
+        // Interactive mode reads commands from the console, which has none here.
         let console = SilentConsole()
         let status = SecurityTool.run(arguments, console: console)
         guard (0...255).contains(status) else { throw FuzzFailure("exit status \(status)") }
