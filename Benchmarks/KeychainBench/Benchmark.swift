@@ -55,10 +55,8 @@ struct Benchmark {
 
         var miss = Samples()
         for index in picks {
-            var query = Workload.keyQuery(index, returning: kSecReturnData)
-            query[kSecAttrAccount as String] = "nobody-\(index)@example.com"
+            let dictionary = Workload.missQuery(index) as CFDictionary
             var result: CFTypeRef?
-            let dictionary = query as CFDictionary
             miss.measure { expect(SecItemCopyMatching(dictionary, &result), errSecItemNotFound) }
         }
         rows.append(ResultRow("CopyMatching miss", items: items, samples: miss, floor: lookupFloor))
@@ -66,14 +64,9 @@ struct Benchmark {
         var filter = Samples()
         let filterRuns = max(3, min(50, 50_000_000 / max(items, 1) / 1000))
         for run in 0..<filterRuns {
-            let query: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword,
-                kSecAttrDescription as String: Workload.tier(picks[run]),
-                kSecReturnAttributes as String: true,
-                kSecMatchLimit as String: kSecMatchLimitAll,
-            ]
+            let query = Workload.filterQuery(picks[run]) as CFDictionary
             var result: CFTypeRef?
-            filter.measure { expect(SecItemCopyMatching(query as CFDictionary, &result), errSecSuccess) }
+            filter.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
         }
         rows.append(
             ResultRow(
@@ -100,37 +93,23 @@ struct Benchmark {
 
         var add = Samples()
         for index in 0..<writes {
-            let attributes: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword,
-                kSecAttrService as String: Workload.service(index),
-                kSecAttrAccount as String: "new\(index)@example.com",
-                kSecAttrLabel as String: "New account \(index)",
-                kSecValueData as String: Workload.secret(index),
-            ]
-            add.measure { expect(SecItemAdd(attributes as CFDictionary, nil), errSecSuccess) }
+            let attributes = Workload.addDictionary(index, tag: "new") as CFDictionary
+            add.measure { expect(SecItemAdd(attributes, nil), errSecSuccess) }
         }
         rows.append(ResultRow("SecItemAdd", items: items, samples: add, floor: ("INSERT + encrypt", floorAdd)))
 
         var update = Samples()
         for index in 0..<writes {
-            let query: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword,
-                kSecAttrService as String: Workload.service(picks[index]),
-                kSecAttrAccount as String: Workload.account(picks[index]),
-            ]
-            let change: [String: Any] = [kSecValueData as String: Workload.secret(index + 7)]
-            update.measure { expect(SecItemUpdate(query as CFDictionary, change as CFDictionary), errSecSuccess) }
+            let query = Workload.updateQuery(picks[index]) as CFDictionary
+            let change = [kSecValueData as String: Workload.secret(index + 7)] as CFDictionary
+            update.measure { expect(SecItemUpdate(query, change), errSecSuccess) }
         }
         rows.append(ResultRow("SecItemUpdate data", items: items, samples: update, floor: ("UPDATE + encrypt", floorUpdate)))
 
         var delete = Samples()
         for index in 0..<writes {
-            let query: [String: Any] = [
-                kSecClass as String: kSecClassGenericPassword,
-                kSecAttrService as String: Workload.service(index),
-                kSecAttrAccount as String: "new\(index)@example.com",
-            ]
-            delete.measure { expect(SecItemDelete(query as CFDictionary), errSecSuccess) }
+            let query = Workload.addedKeyQuery(index, tag: "new") as CFDictionary
+            delete.measure { expect(SecItemDelete(query), errSecSuccess) }
         }
         rows.append(ResultRow("SecItemDelete by key", items: items, samples: delete, floor: ("DELETE", floorDelete)))
 
@@ -238,55 +217,6 @@ struct Benchmark {
 
     private func fileBytes(_ path: String) throws -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
-    }
-}
-
-/// Worker-process entry points, run as `keychain-bench --worker <mode>`.
-enum Worker {
-    static func run(mode: String, items: Int, count: Int) {
-        var generator = SplitMix(seed: UInt64(getpid()))
-        switch mode {
-        case "lookups":
-            var samples = Samples()
-            for _ in 0..<count {
-                let query = Workload.keyQuery(Int(generator.next() % UInt64(items)), returning: kSecReturnData) as CFDictionary
-                var result: CFTypeRef?
-                samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
-            }
-            print(samples.nanoseconds.map(String.init).joined(separator: " "))
-        case "adds":
-            var samples = Samples()
-            for index in 0..<count {
-                let attributes: [String: Any] = [
-                    kSecClass as String: kSecClassGenericPassword,
-                    kSecAttrService as String: Workload.service(index),
-                    kSecAttrAccount as String: "added-\(getpid())-\(index)@example.com",
-                    kSecValueData as String: Workload.secret(index),
-                ]
-                samples.measure { expect(SecItemAdd(attributes as CFDictionary, nil), errSecSuccess) }
-            }
-            print(samples.nanoseconds.map(String.init).joined(separator: " "))
-        case "populate":
-            do {
-                try Workload.populate(path: KeychainLocation.defaultKeychainPath, count: items)
-            } catch {
-                log("populate failed: \(error)")
-                exit(1)
-            }
-        case "open-and-lookups":
-            let start = DispatchTime.now().uptimeNanoseconds
-            _ = try? Keychain.openDefault()
-            let opened = DispatchTime.now().uptimeNanoseconds - start
-            for _ in 0..<count {
-                let query = Workload.keyQuery(Int(generator.next() % UInt64(items)), returning: kSecReturnData) as CFDictionary
-                var result: CFTypeRef?
-                expect(SecItemCopyMatching(query, &result), errSecSuccess)
-            }
-            print("\(opened) \(Processes.selfMaxRSSKiB)")
-        default:
-            log("unknown worker mode \(mode)")
-            exit(2)
-        }
     }
 }
 

@@ -61,6 +61,7 @@ final class Floor {
     }
 
     /// Point SELECT on the unique index plus one decrypt.
+    @inline(never)
     func lookup(_ index: Int) {
         sqlite3_bind_blob(select, 1, Floor.key(index), 32, nil)
         if sqlite3_step(select) == SQLITE_ROW {
@@ -72,6 +73,7 @@ final class Floor {
     }
 
     /// One committed INSERT plus one encrypt.
+    @inline(never)
     func add(_ index: Int) {
         let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 2, count: blobSize))
         exec("BEGIN IMMEDIATE")
@@ -82,6 +84,7 @@ final class Floor {
     }
 
     /// One committed UPDATE by key plus one encrypt.
+    @inline(never)
     func update(_ index: Int) {
         let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 3, count: blobSize))
         exec("BEGIN IMMEDIATE")
@@ -92,6 +95,7 @@ final class Floor {
     }
 
     /// One committed DELETE by key.
+    @inline(never)
     func delete(_ index: Int) {
         exec("BEGIN IMMEDIATE")
         sqlite3_bind_blob(delete, 1, Floor.key(index), 32, nil)
