@@ -29,14 +29,13 @@ enum Worker {
             }
             return
         case "lookups", "attributes", "misses":
+            let expected = mode == "misses" ? errSecItemNotFound : errSecSuccess
             for _ in 0..<count {
                 let query: CFDictionary
-                let expected: OSStatus
                 switch mode {
-                case "lookups": (query, expected) = (Workload.keyQuery(pick(), returning: kSecReturnData) as CFDictionary, errSecSuccess)
-                case "attributes":
-                    (query, expected) = (Workload.keyQuery(pick(), returning: kSecReturnAttributes) as CFDictionary, errSecSuccess)
-                default: (query, expected) = (Workload.missQuery(pick()) as CFDictionary, errSecItemNotFound)
+                case "lookups": query = Workload.keyQuery(pick(), returning: kSecReturnData) as CFDictionary
+                case "attributes": query = Workload.keyQuery(pick(), returning: kSecReturnAttributes) as CFDictionary
+                default: query = Workload.missQuery(pick()) as CFDictionary
                 }
                 var result: CFTypeRef?
                 samples.measure { expect(SecItemCopyMatching(query, &result), expected) }

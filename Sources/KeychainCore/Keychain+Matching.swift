@@ -59,10 +59,9 @@ extension Keychain {
             }
             return
         }
-        if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
+        if let rows = try primaryKeyRows(for: request, context: context, in: connection) {
             let keyOnly = Self.namesOnlyPrimaryKey(request)
-            for row in try store.rows(primaryKeyTokens: tokens, in: connection)
-            where try !consider(row, decidedByKey: keyOnly) { return }
+            for row in rows where try !consider(row, decidedByKey: keyOnly) { return }
             return
         }
         try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, decidedByKey: false) }
@@ -80,38 +79,6 @@ extension Keychain {
         } catch {
             return nil
         }
-    }
-
-    /// Whether every criterion of `request` is a primary-key attribute (so a token match decides it).
-    static func namesOnlyPrimaryKey(_ request: ItemRequest) -> Bool {
-        let key = Set(AttributeCatalog.primaryKey(of: request.itemClass).map(\.name))
-        return request.hostOrSubdomain == nil && !request.caseInsensitive
-            && request.attributes.keys.allSatisfy(key.contains)
-    }
-
-    /// The tokens a query names when it gives every primary-key attribute except the access
-    /// group and synchronizable flag; nil when the query must read the class's rows.
-    private func primaryKeyTokens(
-        for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
-    ) throws -> [Data]? {
-        guard !request.caseInsensitive else { return nil }
-        let key = AttributeCatalog.primaryKey(of: request.itemClass)
-        let attributes = request.attributes
-        for attribute in key where attribute.name != "agrp" && attribute.name != "sync" {
-            guard attributes[attribute.name] != nil else { return nil }
-        }
-        let groups: [String]
-        if let group = request.attributes["agrp"]?.stringValue {
-            groups = [group]
-        } else if context.allowsAllGroups {
-            groups = try knownAccessGroups(in: connection)
-        } else {
-            groups = context.accessGroups
-        }
-        let flags: [Bool]
-        if case .only(let flag) = request.synchronizable { flags = [flag] } else { flags = [false, true] }
-        return try sealer.primaryKeyTokens(
-            itemClass: request.itemClass, attributes: attributes, accessGroups: groups, synchronizable: flags)
     }
 
     /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).
@@ -243,7 +210,7 @@ extension Keychain {
             primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token),
             secret: try secret.map {
                 try sealer.sealSecret($0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid)
-            })
+            }, isSynchronizable: record.isSynchronizable)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.

@@ -5,21 +5,73 @@ enum RequestBridge {
     /// The entries of a SecItem dictionary.
     ///
     /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name anything).
-    static func dictionary(_ dictionary: CFDictionary) throws -> [String: RequestValue] {
-        var entries: [String: RequestValue] = [:]
+    static func dictionary(_ dictionary: CFDictionary) throws -> RequestEntries {
+        // Linux Foundation's `allKeys` and `allValues` hand out the stored objects themselves, in
+        // the order of the one storage both walk; `enumerateKeysAndObjects`, subscripts and Swift
+        // bridging first convert every value to a Swift type (an `NSData` byte by byte), which
+        // cost more than the lookup itself. Dictionaries of other classes keep the general path.
+        guard type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self else {
+            return try enumerated(dictionary)
+        }
+        let keys = dictionary.allKeys
+        let values = dictionary.allValues
+        guard keys.count == values.count else { return try enumerated(dictionary) }
+        var entries = RequestEntries()
+        entries.reserveCapacity(keys.count)
+        for index in keys.indices {
+            let key: NSString
+            if type(of: keys[index]) == NSString.self {
+                key = keys[index] as! NSString
+            } else {
+                guard let string = keys[index] as? NSString else { throw KeychainError.param("a dictionary key is not a string") }
+                key = string
+            }
+            // Objects of other kinds (Swift values boxed by Foundation) are read bridged.
+            entries.append(String(key), storedObject(values[index]) ?? dictionary.object(forKey: key).map { value($0) } ?? .null)
+        }
+        return entries
+    }
+
+    /// The entries of any dictionary, read through Foundation's bridging enumeration.
+    private static func enumerated(_ dictionary: CFDictionary) throws -> RequestEntries {
+        var entries = RequestEntries()
         entries.reserveCapacity(dictionary.count)
         var nonStringKey = false
-        // enumerateKeysAndObjects is the cheapest way through an NSDictionary on Linux Foundation.
         dictionary.enumerateKeysAndObjects { key, value, stop in
             guard let name = key as? String else {
                 nonStringKey = true
                 stop.pointee = true
                 return
             }
-            entries[name] = self.value(value)
+            entries.append(name, self.value(value))
         }
         if nonStringKey { throw KeychainError.param("a dictionary key is not a string") }
         return entries
+    }
+
+    /// The class of the `NSNumber`s that hold booleans (a private subclass).
+    private static let booleanClass: Any.Type = type(of: NSNumber(value: true))
+
+    /// A stored Foundation object of the common kinds (string, number, data, date, null),
+    /// classified without bridging; nil for other kinds.
+    private static func storedObject(_ object: Any) -> RequestValue? {
+        // The usual classes are recognised by identity first: a cast that fails costs more than
+        // one that succeeds (the runtime then looks for boxed Swift values and bridges).
+        let type = type(of: object)
+        if type == NSString.self { return .string(String(object as! NSString)) }
+        if type == NSNumber.self || type == booleanClass { return number(object as! NSNumber) }
+        if type == NSData.self {
+            let data = object as! NSData
+            return .data(Data(bytes: data.bytes, count: data.length))
+        }
+        switch object {
+        case let string as NSString: return .string(String(string))
+        case let number as NSNumber: return self.number(number)
+        case let data as NSData: return .data(Data(bytes: data.bytes, count: data.length))
+        case let date as NSDate: return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate))
+        case is NSNull: return .null
+        default: return nil
+        }
     }
 
     /// One value, classified by its Foundation type.

@@ -2,7 +2,10 @@ import Foundation
 
 /// One attribute of the catalog: its short name, kind, the classes that have it, the classes whose
 /// primary key it belongs to, and who maintains it.
-public struct AttributeDescriptor: Sendable {
+///
+/// A class, since the catalog's entries are shared and never change: every lookup hands out one
+/// reference instead of copying (and retaining) its strings and sets.
+public final class AttributeDescriptor: Sendable {
     /// Who writes an attribute's value.
     public enum Maintainer: Sendable {
         /// The caller sets it on add and update.

@@ -55,6 +55,18 @@ struct ItemSealer: Sendable {
             plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token))
     }
 
+    /// Checks that a row's sealed attributes open (they bind the row's class, protection class,
+    /// UUID and primary-key token) without decoding them: a lookup that found the row by its
+    /// token and returns only its secret needs nothing more from them.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
+    ///   the row was altered.
+    func authenticateRecord(_ row: StoredRow) throws {
+        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
+    }
+
     /// Opens a row's attributes into a record.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
@@ -86,10 +98,14 @@ struct ItemSealer: Sendable {
         let itemKey = try SymmetricKey.random()
         let aad = secretAAD(itemClass, protection.rawValue, uuid)
         let wrapped = try itemKey.bytes.withUnsafeBytes { keyBytes in
-            try keys.itemKeyWrapping.seal(keyBytes, aad: Data("item-key v2".utf8) + aad)
+            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad)
         }
         let sealed = try itemKey.seal(secret, aad: aad)
-        return Data([Self.secretFormat]) + wrapped + sealed
+        var blob = Data(capacity: 1 + wrapped.count + sealed.count)
+        blob.append(Self.secretFormat)
+        blob.append(wrapped)
+        blob.append(sealed)
+        return blob
     }
 
     /// Opens a row's sealed secret.
@@ -108,18 +124,38 @@ struct ItemSealer: Sendable {
         guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
             throw KeychainError(.decode, "stored secret is malformed")
         }
-        let start = blob.startIndex + 1
-        let wrapped = blob[start..<(start + wrappedLength)]
         let aad = secretAAD(row.itemClass, row.keyClass, row.uuid)
-        let itemKey = try SymmetricKey(keys.itemKeyWrapping.open(Data(wrapped), aad: Data("item-key v2".utf8) + aad))
-        return try itemKey.open(Data(blob[(start + wrappedLength)...]), aad: aad)
+        return try blob.withUnsafeBytes { bytes in
+            let wrapped = UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + wrappedLength)])
+            let itemKey = try keys.itemKeyWrapping.open(wrapped, aad: Self.itemKeyLabel + aad)
+            return try SymmetricKey.openOnce(UnsafeRawBufferPointer(rebasing: bytes[(1 + wrappedLength)...]), key: itemKey, aad: aad)
+        }
     }
 
-    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> Data {
-        Data("metadata v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid + token
+    private static let metadataLabel = Array("metadata v2\u{0}".utf8)
+    private static let secretLabel = Array("secret v2\u{0}".utf8)
+    private static let itemKeyLabel = Array("item-key v2".utf8)
+
+    /// `metadata v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID ‖ token`.
+    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> [UInt8] {
+        var aad = Self.identity(Self.metadataLabel, itemClass, keyClass, uuid, extra: token.count)
+        aad.append(contentsOf: token)
+        return aad
     }
 
-    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> Data {
-        Data("secret v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid
+    /// `secret v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID`.
+    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> [UInt8] {
+        Self.identity(Self.secretLabel, itemClass, keyClass, uuid, extra: 0)
+    }
+
+    private static func identity(_ label: [UInt8], _ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, extra: Int) -> [UInt8] {
+        var bytes = label
+        bytes.reserveCapacity(label.count + 16 + uuid.count + extra)
+        bytes.append(contentsOf: itemClass.rawValue.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: keyClass.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: uuid)
+        return bytes
     }
 }
