@@ -105,6 +105,14 @@ static inline int COpenSSL_HMACKey_compute(
     return ok;
 }
 
+/// SHA-1 or SHA-256 of a message into out (20 or 32 bytes), with the one-shot digest functions:
+/// no context is allocated. Returns 1 on success.
+static inline int COpenSSL_SHA(int bits, const unsigned char *message, size_t length, unsigned char *out) {
+    if (bits == 1) return SHA1(message, length, out) != NULL;
+    if (bits == 256) return SHA256(message, length, out) != NULL;
+    return 0;
+}
+
 /// The AES-256-GCM implementation, fetched from the default provider once: passing a fetched
 /// cipher to EVP_*Init_ex avoids an implicit fetch on every operation.
 static inline const EVP_CIPHER *COpenSSL_AES256GCM(void) {

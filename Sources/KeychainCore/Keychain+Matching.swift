@@ -44,7 +44,10 @@ extension Keychain {
                 if lockedKeyMatches && decidedByKey { return try visit(nil, row) }
                 throw error
             }
-            guard let record, context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
+            // A row found by the token of a query that names only the primary key matches it, in
+            // one of the caller's groups: the token binds both, and the record authenticated it.
+            guard let record, decidedByKey || (context.isEntitled(to: record.accessGroup) && matches(record, request))
+            else { return true }
             return try visit(record, row)
         }
         if let reference = request.persistentReference {
@@ -193,7 +196,13 @@ extension Keychain {
         record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
         // A secret moves with its item to another protection class: it is sealed again.
         let resealSecret = changes.secret != nil || record.protection != original.protection
-        var updated = try seal(record, secret: resealSecret ? secret : nil)
+        // The row's token (authenticated with the record) stays while the primary key does.
+        let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
+            record.attributes[$0.name] == original.attributes[$0.name]
+        }
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: resealSecret && secret != nil))
+        var updated = try seal(
+            record, secret: resealSecret ? secret : nil, token: keyUnchanged ? row.primaryKeyToken : nil, random: &random)
         if !resealSecret { updated.secret = row.secret }
         updated.rowID = row.rowID
         try store.update(updated, in: connection)
@@ -204,31 +213,45 @@ extension Keychain {
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
     func seal(_ record: ItemRecord, secret: Data?) throws -> StoredRow {
-        let token = try sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
+        return try seal(record, secret: secret, random: &random)
+    }
+
+    /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`,
+    /// when given, is the record's primary-key token, already known.
+    func seal(_ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, random: inout RandomDraw) throws -> StoredRow {
+        let token = try knownToken ?? sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
         return StoredRow(
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
-            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token),
+            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token, random: &random),
             secret: try secret.map {
-                try sealer.sealSecret($0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid)
+                try sealer.sealSecret(
+                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, random: &random)
             }, isSynchronizable: record.isSynchronizable)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.
     func digest(of record: ItemRecord, secret: Data?) throws -> Data {
-        var attributes = record.attributes
-        attributes.removeValue(forKey: "sha1")
-        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
-        if let secret { attributes["v_Data"] = .data(secret) }
-        var encoded = RecordCodec.encode(attributes)
+        var encoded = RecordCodec.encode(
+            record.attributes,
+            replacing: [("sha1", nil), ("accc", record.accessControl.map { .data($0.serialized) }), ("v_Data", secret.map { .data($0) })])
         defer { encoded.wipe() }
         return try Digest.sha1(encoded)
     }
 
     /// Records `group` in the group table so `*` callers can find items by key.
     func registerAccessGroup(_ group: String, in connection: SQLiteConnection) throws {
-        let token = try sealer.accessGroupToken(group)
-        try store.registerAccessGroup(
-            token: token, sealedName: try sealer.sealAccessGroup(group, token: token), in: connection)
+        // The token and sealed name are made once per group and process; the insert is ignored
+        // when the group is registered already (no page is written then).
+        let entry: AccessGroupEntry
+        if let known = accessGroupEntries.withLock({ $0[group] }) {
+            entry = known
+        } else {
+            let token = try sealer.accessGroupToken(group)
+            entry = AccessGroupEntry(token: token, sealedName: try sealer.sealAccessGroup(group, token: token))
+            accessGroupEntries.withLock { $0[group] = entry }
+        }
+        try store.registerAccessGroup(token: entry.token, sealedName: entry.sealedName, in: connection)
     }
 
     /// Every access group that has (or had) items in this keychain.

@@ -118,6 +118,31 @@ extension Keychain {
         return results
     }
 
+    /// `delete` for a query that names exactly the primary key, inside the caller's write
+    /// transaction: the rows its tokens find are deleted without decoding their records (the
+    /// token proves the match). Returns the number deleted; nil for other queries.
+    ///
+    /// As `forEachCandidate` with `lockedKeyMatches`, a locked row is deleted (the index decides
+    /// the match) and a row that fails authentication is left in place.
+    func deleteByPrimaryKey(_ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection) throws -> Int? {
+        guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request),
+            let rows = try primaryKeyRows(for: request, context: context, in: connection)
+        else { return nil }
+        var deleted = 0
+        for row in rows where row.itemClass == request.itemClass {
+            do {
+                try sealer.authenticateRecord(row)
+            } catch let error as KeychainError where error.code == .interactionNotAllowed {
+                // Locked: deleted all the same.
+            } catch {
+                continue
+            }
+            try store.delete(rowID: row.rowID, in: connection)
+            deleted += 1
+        }
+        return deleted
+    }
+
     /// Whether a row's sealed attributes open; false when it was altered (skipped, as
     /// `openIfAuthentic` skips it).
     ///

@@ -18,6 +18,8 @@ public final class Keychain: Sendable {
     let deviceKey: SymmetricKey
     /// The keybag's UUID, which the database records.
     let keybagUUID: Data
+    /// The group table's entries this process has made, by group name (`registerAccessGroup`).
+    let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
@@ -278,6 +280,10 @@ public final class Keychain: Sendable {
         }
         return try store.withConnection { connection in
             try connection.writeTransaction {
+                if let count = try deleteByPrimaryKey(request, context: context, in: connection) {
+                    guard count > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
+                    return count
+                }
                 var rowIDs: [Int64] = []
                 try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: true) { _, row in
                     rowIDs.append(row.rowID)
@@ -310,4 +316,10 @@ public final class Keychain: Sendable {
             }
         }
     }
+}
+
+/// An access group's row in the group table: its keyed token and its sealed name.
+struct AccessGroupEntry: Sendable {
+    let token: Data
+    let sealedName: Data
 }

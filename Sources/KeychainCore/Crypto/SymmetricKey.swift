@@ -64,6 +64,24 @@ struct SymmetricKey: Sendable {
         }
     }
 
+    /// Encrypts under `key`, a key used for this one operation (an item's own key), with
+    /// `nonce`; returns `nonce ‖ ciphertext ‖ tag`. No state is prepared or kept for the key.
+    static func sealOnce<Plaintext: ContiguousBytes>(
+        _ plaintext: Plaintext, key: SecureBytes, aad: some ContiguousBytes, nonce: Data
+    ) throws -> Data {
+        precondition(key.count == byteCount && nonce.count == OpenSSL.gcmNonceLength)
+        let sealed = try key.withUnsafeBytes { key in
+            try nonce.withUnsafeBytes { nonceBuffer in
+                try plaintext.withUnsafeBytes { message in
+                    try aad.withUnsafeBytes { aadBuffer in
+                        try AESGCMContextPool.singleUse.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
+                    }
+                }
+            }
+        }
+        return nonce + sealed
+    }
+
     /// Decrypts `nonce ‖ ciphertext ‖ tag` in `box` under `key`, a key used for this one
     /// operation (an item's own key): no state is prepared or kept for it.
     static func openOnce(_ box: UnsafeRawBufferPointer, key: SecureBytes, aad: some ContiguousBytes) throws -> SecureBytes {

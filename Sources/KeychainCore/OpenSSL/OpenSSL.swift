@@ -179,6 +179,12 @@ enum OpenSSL {
 
     /// A message digest by OpenSSL name ("SHA1", "SHA256").
     static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
+        // The two digests items use go through OpenSSL's one-shot functions (no context to set up).
+        switch name {
+        case "SHA1": return try shortDigest(bits: 1, length: 20, message)
+        case "SHA256": return try shortDigest(bits: 256, length: 32, message)
+        default: break
+        }
         guard let md = EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }
         var output = Data(count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
@@ -189,6 +195,15 @@ enum OpenSSL {
         }
         guard ok else { throw failure("EVP_Digest") }
         return output.prefix(Int(length))
+    }
+
+    private static func shortDigest(bits: Int32, length: Int, _ message: UnsafeRawBufferPointer) throws -> Data {
+        var output = Data(count: length)
+        let ok = output.withUnsafeMutableBytes { out in
+            COpenSSL_SHA(bits, bytes(message), message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 1
+        }
+        guard ok else { throw failure("SHA") }
+        return output
     }
 
     static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {

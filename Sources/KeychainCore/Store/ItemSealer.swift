@@ -45,14 +45,14 @@ struct ItemSealer: Sendable {
     /// Seals a record's attributes under its protection class's metadata key.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
-    func sealMetadata(_ record: ItemRecord, token: Data) throws -> Data {
+    func sealMetadata(_ record: ItemRecord, token: Data, random: inout RandomDraw) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(record.protection))
-        var attributes = record.attributes
-        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
-        var plaintext = RecordCodec.encode(attributes)
+        var plaintext = RecordCodec.encode(
+            record.attributes, replacing: record.accessControl.map { [("accc", .data($0.serialized))] } ?? [])
         defer { plaintext.wipe() }
         return try keys.metadata.seal(
-            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token))
+            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token),
+            nonce: random.data(count: OpenSSL.gcmNonceLength))
     }
 
     /// Checks that a row's sealed attributes open (they bind the row's class, protection class,
@@ -93,14 +93,16 @@ struct ItemSealer: Sendable {
     /// Seals a secret under a fresh per-item key: `format ‖ wrapped key ‖ sealed secret`.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when `protection`'s class is locked.
-    func sealSecret<Secret: ContiguousBytes>(_ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data) throws -> Data {
+    func sealSecret<Secret: ContiguousBytes>(
+        _ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data, random: inout RandomDraw
+    ) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(protection))
-        let itemKey = try SymmetricKey.random()
+        let itemKey = random.key()
         let aad = secretAAD(itemClass, protection.rawValue, uuid)
-        let wrapped = try itemKey.bytes.withUnsafeBytes { keyBytes in
-            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad)
+        let wrapped = try itemKey.withUnsafeBytes { keyBytes in
+            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
         }
-        let sealed = try itemKey.seal(secret, aad: aad)
+        let sealed = try SymmetricKey.sealOnce(secret, key: itemKey, aad: aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
         var blob = Data(capacity: 1 + wrapped.count + sealed.count)
         blob.append(Self.secretFormat)
         blob.append(wrapped)

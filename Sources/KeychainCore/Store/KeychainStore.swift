@@ -13,8 +13,11 @@ final class KeychainStore: Sendable {
     /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone.
     static let schemaVersion: Int64 = 3
 
-    /// A new database's schema. Each index costs every write a page: the protection class is
-    /// indexed only for the passcode-only class (whose rows a passcode removal deletes).
+    /// A new database's schema. Each index costs every write a page (a frame in the WAL before
+    /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
+    /// lookups, uniqueness), the UUID (persistent references) and, among protection classes, the
+    /// passcode-only class (whose rows a passcode removal deletes). A class's scan reads the
+    /// table in row order and skips other classes' rows without decrypting them.
     private static let schema = """
         CREATE TABLE items (
             rowid INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -25,7 +28,6 @@ final class KeychainStore: Sendable {
             metadata BLOB NOT NULL,
             secret BLOB
         );
-        CREATE INDEX items_by_class ON items(class, rowid);
         CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -37,10 +39,11 @@ final class KeychainStore: Sendable {
         CREATE INDEX items_by_keyclass ON items(keyclass);
         """
 
-    /// The version 2 → 3 upgrade: the protection-class index shrinks to the passcode-only class,
-    /// and since a version-2 keychain never recorded whether it holds synchronizable items, one
-    /// that holds any item is assumed to.
+    /// The version 2 → 3 upgrade: the class index goes, the protection-class index shrinks to the
+    /// passcode-only class, and since a version-2 keychain never recorded whether it holds
+    /// synchronizable items, one that holds any item is assumed to.
     static let version2To3 = """
+        DROP INDEX IF EXISTS items_by_class;
         DROP INDEX items_by_keyclass;
         CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         INSERT OR IGNORE INTO keychain(key, value)
