@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL",
             path: "Sources/COpenSSL",
-            pkgConfig: "openssl",
+            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
 
@@ -53,7 +53,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SecurityTool",
-            dependencies: ["SecurityCLI"],
+            dependencies: ["SecurityCLI", "KeychainCore"],
             swiftSettings: strictFlags
         ),
 

@@ -28,31 +28,6 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-/// HKDF-SHA256 (RFC 5869, extract then expand). OSSL_PARAM arrays keep pointers to their
-/// names and values, so they are built here in C where those pointers are static or outlive
-/// the call. Returns 1 on success.
-static inline int COpenSSL_HKDF_SHA256(
-    const unsigned char *key, size_t keyLength,
-    const unsigned char *salt, size_t saltLength,
-    const unsigned char *info, size_t infoLength,
-    unsigned char *out, size_t outLength)
-{
-    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
-    if (kdf == NULL) return 0;
-    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
-    EVP_KDF_free(kdf);
-    if (context == NULL) return 0;
-    OSSL_PARAM params[5];
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
-    params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)key, keyLength);
-    params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, saltLength);
-    params[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, infoLength);
-    params[4] = OSSL_PARAM_construct_end();
-    int status = EVP_KDF_derive(context, out, outLength, params);
-    EVP_KDF_CTX_free(context);
-    return status;
-}
-
 /// A precomputed HMAC-SHA256 key: the SHA-256 states after absorbing the inner and outer
 /// padded keys (RFC 2104), so each MAC costs two short digests instead of a key set-up.
 typedef struct COpenSSL_HMACKey {
@@ -101,6 +76,49 @@ static inline int COpenSSL_HMACKey_compute(
     context = key->outer;
     ok = ok && SHA256_Update(&context, inner, sizeof inner) == 1 && SHA256_Final(out, &context) == 1;
     OPENSSL_cleanse(&context, sizeof context);
+    OPENSSL_cleanse(inner, sizeof inner);
+    return ok;
+}
+
+/// HKDF-SHA256 (RFC 5869, extract then expand) over the prepared HMAC keys above: no KDF
+/// implementation is fetched from a provider (the first fetch of an operation builds the
+/// provider's whole method table, a large part of a short process's start). Returns 1 on success.
+static inline int COpenSSL_HKDF_SHA256(
+    const unsigned char *key, size_t keyLength,
+    const unsigned char *salt, size_t saltLength,
+    const unsigned char *info, size_t infoLength,
+    unsigned char *out, size_t outLength)
+{
+    if (outLength > 255 * SHA256_DIGEST_LENGTH) return 0;
+    unsigned char prk[SHA256_DIGEST_LENGTH];
+    unsigned char block[SHA256_DIGEST_LENGTH];
+    unsigned char inner[SHA256_DIGEST_LENGTH];
+    // Extract: PRK = HMAC(salt, IKM); an empty salt is HashLen zero bytes, which HMAC pads to the same key.
+    COpenSSL_HMACKey *saltKey = COpenSSL_HMACKey_new(salt, saltLength);
+    int ok = saltKey != NULL && COpenSSL_HMACKey_compute(saltKey, key, keyLength, prk) == 1;
+    COpenSSL_HMACKey_free(saltKey);
+    COpenSSL_HMACKey *prkKey = ok ? COpenSSL_HMACKey_new(prk, sizeof prk) : NULL;
+    ok = ok && prkKey != NULL;
+    // Expand: T(n) = HMAC(PRK, T(n-1) | info | n).
+    size_t done = 0, previous = 0;
+    unsigned char counter = 1;
+    SHA256_CTX context;
+    while (ok && done < outLength) {
+        context = prkKey->inner;
+        ok = SHA256_Update(&context, block, previous) == 1 && SHA256_Update(&context, info, infoLength) == 1
+            && SHA256_Update(&context, &counter, 1) == 1 && SHA256_Final(inner, &context) == 1;
+        context = prkKey->outer;
+        ok = ok && SHA256_Update(&context, inner, sizeof inner) == 1 && SHA256_Final(block, &context) == 1;
+        size_t take = outLength - done < sizeof block ? outLength - done : sizeof block;
+        if (ok) memcpy(out + done, block, take);
+        done += take;
+        previous = sizeof block;
+        counter++;
+    }
+    COpenSSL_HMACKey_free(prkKey);
+    OPENSSL_cleanse(&context, sizeof context);
+    OPENSSL_cleanse(prk, sizeof prk);
+    OPENSSL_cleanse(block, sizeof block);
     OPENSSL_cleanse(inner, sizeof inner);
     return ok;
 }

@@ -23,3 +23,16 @@ enum OpenSSLProviders {
         }
     }
 }
+
+/// Process-wide choices about the crypto library, for a program that owns its process.
+public enum CryptoRuntime {
+    /// Initialises OpenSSL without reading the system's `openssl.cnf`: the `security` command
+    /// uses the algorithms of the `default` provider (and loads `legacy` itself for old PKCS#12
+    /// files), so parsing the configuration is a cost without an effect on its results (a fifth of
+    /// OpenSSL's start-up in a short process). Call it first, before anything uses OpenSSL; a
+    /// library never calls it, since it would change how the host process's other OpenSSL users
+    /// are configured.
+    public static func initializeWithoutSystemConfiguration() {
+        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
+    }
+}
