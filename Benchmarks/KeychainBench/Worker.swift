@@ -40,6 +40,20 @@ enum Worker {
                 var result: CFTypeRef?
                 samples.measure { expect(SecItemCopyMatching(query, &result), expected) }
             }
+        case "threaded-lookups":
+            // `count` lookups spread over two threads, each building its queries as it goes.
+            let collected = Collected()
+            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+                var local = Samples()
+                var generator = SplitMix(seed: UInt64(getpid()) &+ UInt64(thread))
+                for _ in 0..<(count / 2) {
+                    let query = Workload.keyQuery(Int(generator.next() % UInt64(max(items, 1))), returning: kSecReturnData) as CFDictionary
+                    var result: CFTypeRef?
+                    local.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+                }
+                collected.add(local.nanoseconds)
+            }
+            samples.merge(collected.values, wall: 0)
         case "filter":
             for _ in 0..<count {
                 let query = Workload.filterQuery(pick()) as CFDictionary

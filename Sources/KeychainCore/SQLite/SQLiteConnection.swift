@@ -13,6 +13,7 @@ final class SQLiteConnection {
 
     /// Opens (creating if needed) the database at `path` with WAL journaling and full sync.
     init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+        _ = Self.configureLibrary
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -33,6 +34,11 @@ final class SQLiteConnection {
             throw error
         }
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let configureLibrary: Void = {
+        _ = CSQLite_disableMemoryStatistics()
+    }()
 
     deinit {
         statements.removeAll()
