@@ -35,11 +35,13 @@ extension Keychain {
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, lockedKeyMatches: Bool,
         _ visit: (ItemRecord?, StoredRow) throws -> Bool
     ) throws {
-        func consider(_ row: StoredRow, decidedByKey: Bool) throws -> Bool {
+        func consider(_ row: StoredRow, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
             guard row.itemClass == request.itemClass else { return true }
             let record: ItemRecord?
             do {
-                record = try openIfAuthentic(row)
+                // A scan rules out most rows from their criteria before decoding them (nil, as
+                // for a row that fails authentication: skipped).
+                record = try openIfAuthentic(row, unless: scanning ? { try self.excludes($0, request) } : nil)
             } catch let error as KeychainError where error.code == .interactionNotAllowed {
                 if lockedKeyMatches && decidedByKey { return try visit(nil, row) }
                 throw error
@@ -67,21 +69,35 @@ extension Keychain {
             for row in rows where try !consider(row, decidedByKey: keyOnly) { return }
             return
         }
-        try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, decidedByKey: false) }
+        try store.scan(itemClass: request.itemClass, in: connection) { try consider($0, decidedByKey: false, scanning: true) }
     }
 
     /// Opens a row's record; nil when the row fails authentication (it was altered: skipped, as
     /// Apple skips corrupt items).
     ///
     /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
-    func openIfAuthentic(_ row: StoredRow) throws -> ItemRecord? {
+    func openIfAuthentic(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)? = nil) throws -> ItemRecord? {
         do {
-            return try sealer.openRecord(row)
+            return try sealer.openRecord(row, unless: excluded)
         } catch let error as KeychainError where error.code == .interactionNotAllowed {
             throw error
         } catch {
             return nil
         }
+    }
+
+    /// Whether an encoded record certainly fails one of `request`'s attribute criteria, judged
+    /// from those attributes alone with `matches`' comparison (a record that passes is decoded
+    /// and judged whole by `matches`).
+    func excludes(_ encoded: UnsafeRawBufferPointer, _ request: ItemRequest) throws -> Bool {
+        guard !request.caseInsensitive else { return false }
+        for (name, wanted) in request.attributes {
+            guard let attribute = AttributeCatalog.attribute(named: name) else { return false }
+            guard let stored = try RecordCodec.value(named: name, in: encoded),
+                Self.equal(stored, wanted, kind: attribute.kind, caseInsensitive: false)
+            else { return true }
+        }
+        return false
     }
 
     /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).
@@ -109,7 +125,12 @@ extension Keychain {
         }
         switch kind {
         case .blob, .data, .digest:
-            return stored.comparableBytes == wanted.comparableBytes
+            // The same bytes compared in place when both sides are text or both are data.
+            switch (stored, wanted) {
+            case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+            case (.data(let left), .data(let right)): return left == right
+            default: return stored.comparableBytes == wanted.comparableBytes
+            }
         default:
             return stored == wanted
         }

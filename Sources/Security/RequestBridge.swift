@@ -150,18 +150,18 @@ enum ResultBridge {
         case .persistentReference:
             return result.persistentReference.map { NSData(data: $0) }
         case .attributes:
-            return attributes(result) as NSDictionary
+            return attributes(result).dictionary
         case .reference:
             return result.reference.map(object)  // passwords have no reference type (spec D12)
         default:
-            var dictionary = returns.contains(.attributes) ? attributes(result) : [:]
-            if let data = result.data, returns.contains(.data) { dictionary["v_Data"] = data }
-            if let reference = result.persistentReference { dictionary["v_PersistentRef"] = reference }
+            var entries = returns.contains(.attributes) ? attributes(result) : DictionaryEntries(capacity: 4)
+            if let data = result.data, returns.contains(.data) { entries.append("v_Data", data as NSData) }
+            if let reference = result.persistentReference { entries.append("v_PersistentRef", reference as NSData) }
             if returns.contains(.reference) {
-                dictionary["class"] = result.itemClass.rawValue
-                if let reference = result.reference { dictionary["v_Ref"] = object(reference) }
+                entries.append("class", result.itemClass.rawValue as NSString)
+                if let reference = result.reference { entries.append("v_Ref", object(reference)) }
             }
-            return dictionary as NSDictionary
+            return entries.dictionary
         }
     }
 
@@ -174,25 +174,50 @@ enum ResultBridge {
         }
     }
 
-    /// The attribute dictionary with Apple's short keys and value types.
-    static func attributes(_ result: ItemResult) -> [String: Any] {
-        var dictionary: [String: Any] = [:]
-        for (name, value) in result.attributes ?? [:] {
-            dictionary[name] = object(value)
-        }
-        if let policy = result.accessControl { dictionary["accc"] = SecAccessControl(policy: policy) }
-        return dictionary
+    /// The attribute dictionary's entries with Apple's short keys and value types, as Foundation
+    /// objects (bridging a Swift dictionary of `Any` would convert every entry again).
+    static func attributes(_ result: ItemResult) -> DictionaryEntries {
+        let attributes = result.attributes ?? [:]
+        var entries = DictionaryEntries(capacity: attributes.count + 4)
+        for (name, value) in attributes { entries.append(name, object(value)) }
+        if let policy = result.accessControl { entries.append("accc", SecAccessControl(policy: policy)) }
+        return entries
     }
 
     /// An attribute value as Apple returns it: `CFString`, `CFData`, `CFNumber` or `CFDate`.
-    static func object(_ value: AttributeValue) -> Any {
+    static func object(_ value: AttributeValue) -> AnyObject {
         switch value {
-        case .string(let text): return text
-        case .data(let data): return data
+        case .string(let text): return text as NSString
+        case .data(let data): return data as NSData
         case .integer(let number):
             if let small = Int32(exactly: number) { return NSNumber(value: small) }
             return NSNumber(value: number)
-        case .date(let date): return date
+        case .date(let date): return date as NSDate
+        }
+    }
+
+    /// Keys and values collected for one `NSDictionary`, made in one step.
+    struct DictionaryEntries {
+        private var keys: [NSObject] = []
+        private var values: [AnyObject] = []
+
+        init(capacity: Int) {
+            keys.reserveCapacity(capacity)
+            values.reserveCapacity(capacity)
+        }
+
+        mutating func append(_ key: String, _ value: AnyObject) {
+            keys.append(key as NSString)
+            values.append(value)
+        }
+
+        /// The dictionary (keys are distinct: each is appended once).
+        var dictionary: NSDictionary {
+            values.withUnsafeBufferPointer { objects in
+                keys.withUnsafeBufferPointer { keys in
+                    NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
+                }
+            }
         }
     }
 }

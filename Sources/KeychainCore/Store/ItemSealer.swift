@@ -72,10 +72,17 @@ struct ItemSealer: Sendable {
     /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
     ///   the row was altered (including its protection class).
     func openRecord(_ row: StoredRow) throws -> ItemRecord {
+        try openRecord(row, unless: nil)!
+    }
+
+    /// `openRecord`, except that `excluded` first sees the decrypted record (`RecordCodec`
+    /// form) and, when it returns true, the record is not decoded and the result is nil.
+    func openRecord(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) throws -> ItemRecord? {
         guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
         let keys = try keyRing.classKeys(for: KeybagClass(protection))
         let plaintext = try keys.metadata.open(
             row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
+        if let excluded, try plaintext.withUnsafeBytes(excluded) { return nil }
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
         if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {

@@ -130,6 +130,45 @@ enum RecordCodec {
         }
     }
 
+    /// The value stored under `name` in an encoded record, decoded alone; nil when the record has
+    /// no such entry. A scan checks a row's criteria with it before decoding the whole record.
+    ///
+    /// - Throws: `errSecDecode` for a malformed record.
+    static func value(named name: String, in buffer: UnsafeRawBufferPointer) throws -> AttributeValue? {
+        var reader = Reader(buffer: buffer)
+        guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
+        let count = try reader.integer(UInt32.self)
+        var wanted = name
+        return try wanted.withUTF8 { wanted in
+            for _ in 0..<count {
+                let entryName = try reader.bytes(Int(try reader.byte()))
+                let matches = entryName.elementsEqual(UnsafeRawBufferPointer(wanted))
+                guard let tag = Tag(rawValue: try reader.byte()) else {
+                    throw KeychainError(.decode, "unknown value tag in record")
+                }
+                switch tag {
+                case .string:
+                    let bytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+                    guard matches else { continue }
+                    guard let text = String(validatingUTF8Bytes: bytes) else {
+                        throw KeychainError(.decode, "record text is not UTF-8")
+                    }
+                    return .string(text)
+                case .data:
+                    let bytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+                    if matches { return .data(Data(bytes)) }
+                case .integer:
+                    let number = Int64(bitPattern: try reader.integer(UInt64.self))
+                    if matches { return .integer(number) }
+                case .date:
+                    let bits = try reader.integer(UInt64.self)
+                    if matches { return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))) }
+                }
+            }
+            return nil
+        }
+    }
+
     /// The catalog's short names by their four bytes, so decoding a record does not build a
     /// new string per attribute.
     private static let namesByBytes: [UInt32: String] = Dictionary(
@@ -168,9 +207,10 @@ enum RecordCodec {
 }
 
 extension String {
-    /// Decodes UTF-8, returning nil for invalid sequences instead of repairing them.
+    /// Decodes UTF-8, returning nil for invalid sequences instead of repairing them (the
+    /// standard library's validation: no Foundation encoding machinery per string).
     init?(validatingUTF8Bytes bytes: UnsafeRawBufferPointer) {
-        guard let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         self = text
     }
 }
