@@ -82,11 +82,8 @@ enum Worker {
         case "floor-lookups", "floor-adds":
             let path = KeychainLocation.directory + "/floor-\(getpid()).db"
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-            let keychain = KeychainLocation.defaultKeychainPath
-            let sizes = [keychain, keychain + "-wal"].compactMap {
-                (try? FileManager.default.attributesOfItem(atPath: $0))?[.size] as? Int
-            }
-            let floor = Floor(path: path, items: items, blobSize: max(64, min(4096, sizes.reduce(0, +) / max(items, 1) / 2)))
+            let blobSize = Floor.averageSealedBytes(path: KeychainLocation.defaultKeychainPath)
+            let floor = Floor(path: path, items: items, blobSize: max(64, min(4096, blobSize)))
             for index in 0..<count {
                 if mode == "floor-lookups" {
                     let row = pick()

@@ -226,7 +226,7 @@ extension Keychain {
             record, secret: resealSecret ? secret : nil, token: keyUnchanged ? row.primaryKeyToken : nil, random: &random)
         if !resealSecret { updated.secret = row.secret }
         updated.rowID = row.rowID
-        try store.update(updated, in: connection)
+        try store.update(updated, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 

@@ -187,6 +187,7 @@ final class KeychainStore: Sendable {
         "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?, ?)")
     private static let updateRow = PreparedSQL(
         "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
+    private static let updateSealedParts = PreparedSQL("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?")
     private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ?")
     private static let insertSynchronizableItems = PreparedSQL(
         "INSERT OR IGNORE INTO keychain(key, value) VALUES ('\(synchronizableItemsKey)', x'01')")
@@ -231,9 +232,17 @@ final class KeychainStore: Sendable {
     }
 
     /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
-    /// `errSecDuplicateItem`.
-    func update(_ row: StoredRow, in connection: SQLiteConnection) throws {
+    /// `errSecDuplicateItem`. With `sameKey` (the caller keeps the row's token and protection
+    /// class) only the sealed parts are written: no index entry is rewritten, so the update
+    /// dirties the row's page alone.
+    func update(_ row: StoredRow, sameKey: Bool = false, in connection: SQLiteConnection) throws {
         if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
+        if sameKey {
+            try connection.statement(Self.updateSealedParts).bind([
+                .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
+            ]).run()
+            return
+        }
         do {
             try connection.statement(Self.updateRow).bind([
                     .text(row.keyClass), .blob(row.primaryKeyToken), .blob(row.metadata),
