@@ -28,6 +28,8 @@ public final class AttributeDescriptor: Sendable {
     public let primaryKeyOf: Set<ItemClass>
     /// Who writes the value.
     public let maintainer: Maintainer
+    /// `classes` as bits (`ItemClass.bit`), for membership tests without hashing.
+    let classBits: UInt8
 
     init(
         _ name: String, _ constant: String, _ kind: AttributeKind, classes: Set<ItemClass>,
@@ -39,6 +41,7 @@ public final class AttributeDescriptor: Sendable {
         self.classes = classes
         self.primaryKeyOf = primaryKeyOf
         self.maintainer = maintainer
+        classBits = classes.reduce(0) { $0 | $1.bit }
     }
 
     /// Whether this attribute is part of `itemClass`'s primary key.

@@ -148,7 +148,7 @@ struct ItemSealer: Sendable {
     /// `metadata v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID ‖ token`.
     private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> [UInt8] {
         var aad = Self.identity(Self.metadataLabel, itemClass, keyClass, uuid, extra: token.count)
-        aad.append(contentsOf: token)
+        token.withUnsafeBytes { aad.append(contentsOf: $0) }
         return aad
     }
 
@@ -164,7 +164,8 @@ struct ItemSealer: Sendable {
         bytes.append(0)
         bytes.append(contentsOf: keyClass.utf8)
         bytes.append(0)
-        bytes.append(contentsOf: uuid)
+        // Appended as a buffer: a `Data` appended as a sequence is copied byte by byte.
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
         return bytes
     }
 }

@@ -65,7 +65,7 @@ struct PrimaryKeyEncoding {
             bytes.append(contentsOf: text.utf8)
         case (_, .data(let data)):
             bytes.append(UInt8(ascii: "d"))
-            bytes.append(contentsOf: data)
+            data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         case (_, .date):
             bytes.append(UInt8(ascii: "t"))
             appendComparable(value, to: &bytes)
@@ -78,7 +78,7 @@ struct PrimaryKeyEncoding {
     private static func appendComparable(_ value: AttributeValue, to bytes: inout [UInt8]) {
         switch value {
         case .string(let text): bytes.append(contentsOf: text.utf8)
-        case .data(let data): bytes.append(contentsOf: data)
+        case .data(let data): data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         case .integer, .date: bytes.append(contentsOf: value.comparableBytes)
         }
     }
