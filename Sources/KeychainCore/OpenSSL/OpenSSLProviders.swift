@@ -32,7 +32,15 @@ public enum CryptoRuntime {
     /// OpenSSL's start-up in a short process). Call it first, before anything uses OpenSSL; a
     /// library never calls it, since it would change how the host process's other OpenSSL users
     /// are configured.
-    public static func initializeWithoutSystemConfiguration() {
-        _ = OPENSSL_init_crypto(UInt64(OPENSSL_INIT_NO_LOAD_CONFIG), nil)
+    ///
+    /// - Parameter legacyNames: whether OpenSSL's table of legacy algorithm names will be needed.
+    ///   Its PKCS#12, PEM and by-name digest look-ups use it; reading and writing keychain items
+    ///   does not (AES-GCM, the DRBG and PBKDF2 come from the provider by their own names), and
+    ///   building the table is a tenth of a short process that only does that. Without it, those
+    ///   look-ups fail for the rest of the process.
+    public static func initializeWithoutSystemConfiguration(legacyNames: Bool = true) {
+        var options = UInt64(OPENSSL_INIT_NO_LOAD_CONFIG)
+        if !legacyNames { options |= UInt64(OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS) }
+        _ = OPENSSL_init_crypto(options, nil)
     }
 }
