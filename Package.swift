@@ -29,7 +29,7 @@ let package = Package(
         .systemLibrary(
             name: "COpenSSL",
             path: "Sources/COpenSSL",
-            pkgConfig: "openssl",
+            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
 
@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SecurityTool",
-            dependencies: ["SecurityCLI"],
+            dependencies: ["SecurityCLI", "KeychainCore"],
             swiftSettings: strictFlags
         ),
 

@@ -52,6 +52,29 @@ final class Floor {
         sqlite3_close_v2(db)
     }
 
+    /// Copies the WAL into the database and empties it.
+    func checkpoint() { exec("PRAGMA wal_checkpoint(TRUNCATE)") }
+
+    /// The same for another database (the keychain's), through a connection of its own.
+    static func checkpoint(path: String) {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK else { return }
+        sqlite3_busy_timeout(handle, 10_000)
+        sqlite3_exec(handle, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
+        sqlite3_close_v2(handle)
+    }
+
+    /// The average length of a keychain row's sealed attributes and secret.
+    static func averageSealedBytes(path: String) -> Int {
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { return 0 }
+        defer { sqlite3_close_v2(handle) }
+        var statement: OpaquePointer?
+        sqlite3_prepare_v2(handle, "SELECT avg(length(metadata) + ifnull(length(secret), 0)) FROM items", -1, &statement, nil)
+        defer { sqlite3_finalize(statement) }
+        return sqlite3_step(statement) == SQLITE_ROW ? Int(sqlite3_column_double(statement, 0)) : 0
+    }
+
     /// The 32-byte key of row `index` (like the keychain's primary-key token).
     static func key(_ index: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 32)
@@ -61,6 +84,7 @@ final class Floor {
     }
 
     /// Point SELECT on the unique index plus one decrypt.
+    @inline(never)
     func lookup(_ index: Int) {
         sqlite3_bind_blob(select, 1, Floor.key(index), 32, nil)
         if sqlite3_step(select) == SQLITE_ROW {
@@ -72,6 +96,7 @@ final class Floor {
     }
 
     /// One committed INSERT plus one encrypt.
+    @inline(never)
     func add(_ index: Int) {
         let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 2, count: blobSize))
         exec("BEGIN IMMEDIATE")
@@ -82,6 +107,7 @@ final class Floor {
     }
 
     /// One committed UPDATE by key plus one encrypt.
+    @inline(never)
     func update(_ index: Int) {
         let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 3, count: blobSize))
         exec("BEGIN IMMEDIATE")
@@ -92,6 +118,7 @@ final class Floor {
     }
 
     /// One committed DELETE by key.
+    @inline(never)
     func delete(_ index: Int) {
         exec("BEGIN IMMEDIATE")
         sqlite3_bind_blob(delete, 1, Floor.key(index), 32, nil)

@@ -45,6 +45,52 @@ enum Workload {
             key as String: true,
         ]
     }
+
+    /// A query for item `index`'s primary key with an account no item has.
+    static func missQuery(_ index: Int) -> [String: Any] {
+        var query = keyQuery(index, returning: kSecReturnData)
+        query[kSecAttrAccount as String] = "nobody-\(index)@example.com"
+        return query
+    }
+
+    /// A query naming a non-key attribute (the description), returning every match's attributes.
+    static func filterQuery(_ index: Int) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrDescription as String: tier(index),
+            kSecReturnAttributes as String: true,
+            kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
+    }
+
+    /// The `SecItemAdd` dictionary of a new item `index` (`tag` keeps accounts of different runs apart).
+    static func addDictionary(_ index: Int, tag: String) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service(index),
+            kSecAttrAccount as String: "\(tag)\(index)@example.com",
+            kSecAttrLabel as String: "New account \(index)",
+            kSecValueData as String: secret(index),
+        ]
+    }
+
+    /// The primary-key query of the item `addDictionary(index, tag:)` adds (for deletes).
+    static func addedKeyQuery(_ index: Int, tag: String) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service(index),
+            kSecAttrAccount as String: "\(tag)\(index)@example.com",
+        ]
+    }
+
+    /// The primary-key query of existing item `index` (for updates).
+    static func updateQuery(_ index: Int) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            kSecAttrService as String: service(index),
+            kSecAttrAccount as String: account(index),
+        ]
+    }
 }
 
 /// A small deterministic generator (SplitMix64).

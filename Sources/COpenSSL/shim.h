@@ -1,6 +1,11 @@
 #ifndef COPENSSL_SHIM_H
 #define COPENSSL_SHIM_H
 
+// The prepared HMAC keys below use the SHA-256 functions OpenSSL 3 marks deprecated (they remain
+// supported): copying their 112-byte state costs a few instructions where the EVP interface
+// allocates and duplicates a provider context per copy.
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -23,68 +28,34 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 
-/// HKDF-SHA256 (RFC 5869, extract then expand). OSSL_PARAM arrays keep pointers to their
-/// names and values, so they are built here in C where those pointers are static or outlive
-/// the call. Returns 1 on success.
-static inline int COpenSSL_HKDF_SHA256(
-    const unsigned char *key, size_t keyLength,
-    const unsigned char *salt, size_t saltLength,
-    const unsigned char *info, size_t infoLength,
-    unsigned char *out, size_t outLength)
-{
-    EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
-    if (kdf == NULL) return 0;
-    EVP_KDF_CTX *context = EVP_KDF_CTX_new(kdf);
-    EVP_KDF_free(kdf);
-    if (context == NULL) return 0;
-    OSSL_PARAM params[5];
-    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
-    params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)key, keyLength);
-    params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, saltLength);
-    params[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, infoLength);
-    params[4] = OSSL_PARAM_construct_end();
-    int status = EVP_KDF_derive(context, out, outLength, params);
-    EVP_KDF_CTX_free(context);
-    return status;
-}
-
 /// A precomputed HMAC-SHA256 key: the SHA-256 states after absorbing the inner and outer
 /// padded keys (RFC 2104), so each MAC costs two short digests instead of a key set-up.
 typedef struct COpenSSL_HMACKey {
-    EVP_MD_CTX *inner;
-    EVP_MD_CTX *outer;
+    SHA256_CTX inner;
+    SHA256_CTX outer;
 } COpenSSL_HMACKey;
 
-/// Frees a key made by COpenSSL_HMACKey_new; EVP_MD_CTX_free cleanses the digest states.
+/// Frees a key made by COpenSSL_HMACKey_new, cleansing its states.
 static inline void COpenSSL_HMACKey_free(COpenSSL_HMACKey *key) {
     if (key == NULL) return;
-    EVP_MD_CTX_free(key->inner);
-    EVP_MD_CTX_free(key->outer);
-    OPENSSL_free(key);
+    OPENSSL_clear_free(key, sizeof *key);
 }
 
 /// Precomputes an HMAC-SHA256 key (keys longer than the block are hashed first). NULL on failure.
 static inline COpenSSL_HMACKey *COpenSSL_HMACKey_new(const unsigned char *key, size_t keyLength) {
-    unsigned char block[64] = {0};
-    unsigned char pad[64];
-    const EVP_MD *sha256 = EVP_sha256();
+    unsigned char block[SHA256_CBLOCK] = {0};
+    unsigned char pad[SHA256_CBLOCK];
     if (keyLength > sizeof block) {
-        unsigned int length = 0;
-        if (EVP_Digest(key, keyLength, block, &length, sha256, NULL) != 1) return NULL;
+        if (SHA256(key, keyLength, block) == NULL) return NULL;
     } else if (keyLength > 0) {
         memcpy(block, key, keyLength);
     }
     COpenSSL_HMACKey *result = OPENSSL_zalloc(sizeof *result);
-    if (result == NULL) return NULL;
-    result->inner = EVP_MD_CTX_new();
-    result->outer = EVP_MD_CTX_new();
-    int ok = result->inner != NULL && result->outer != NULL;
+    int ok = result != NULL;
     for (size_t i = 0; ok && i < sizeof pad; i++) pad[i] = block[i] ^ 0x36;
-    ok = ok && EVP_DigestInit_ex2(result->inner, sha256, NULL) == 1
-        && EVP_DigestUpdate(result->inner, pad, sizeof pad) == 1;
+    ok = ok && SHA256_Init(&result->inner) == 1 && SHA256_Update(&result->inner, pad, sizeof pad) == 1;
     for (size_t i = 0; ok && i < sizeof pad; i++) pad[i] = block[i] ^ 0x5c;
-    ok = ok && EVP_DigestInit_ex2(result->outer, sha256, NULL) == 1
-        && EVP_DigestUpdate(result->outer, pad, sizeof pad) == 1;
+    ok = ok && SHA256_Init(&result->outer) == 1 && SHA256_Update(&result->outer, pad, sizeof pad) == 1;
     OPENSSL_cleanse(block, sizeof block);
     OPENSSL_cleanse(pad, sizeof pad);
     if (!ok) {
@@ -99,18 +70,65 @@ static inline COpenSSL_HMACKey *COpenSSL_HMACKey_new(const unsigned char *key, s
 static inline int COpenSSL_HMACKey_compute(
     const COpenSSL_HMACKey *key, const unsigned char *message, size_t length, unsigned char *out)
 {
-    unsigned char inner[32];
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
-    int ok = context != NULL
-        && EVP_MD_CTX_copy_ex(context, key->inner) == 1
-        && EVP_DigestUpdate(context, message, length) == 1
-        && EVP_DigestFinal_ex(context, inner, NULL) == 1
-        && EVP_MD_CTX_copy_ex(context, key->outer) == 1
-        && EVP_DigestUpdate(context, inner, sizeof inner) == 1
-        && EVP_DigestFinal_ex(context, out, NULL) == 1;
-    EVP_MD_CTX_free(context);
+    unsigned char inner[SHA256_DIGEST_LENGTH];
+    SHA256_CTX context = key->inner;
+    int ok = SHA256_Update(&context, message, length) == 1 && SHA256_Final(inner, &context) == 1;
+    context = key->outer;
+    ok = ok && SHA256_Update(&context, inner, sizeof inner) == 1 && SHA256_Final(out, &context) == 1;
+    OPENSSL_cleanse(&context, sizeof context);
     OPENSSL_cleanse(inner, sizeof inner);
     return ok;
+}
+
+/// HKDF-SHA256 (RFC 5869, extract then expand) over the prepared HMAC keys above: no KDF
+/// implementation is fetched from a provider (the first fetch of an operation builds the
+/// provider's whole method table, a large part of a short process's start). Returns 1 on success.
+static inline int COpenSSL_HKDF_SHA256(
+    const unsigned char *key, size_t keyLength,
+    const unsigned char *salt, size_t saltLength,
+    const unsigned char *info, size_t infoLength,
+    unsigned char *out, size_t outLength)
+{
+    if (outLength > 255 * SHA256_DIGEST_LENGTH) return 0;
+    unsigned char prk[SHA256_DIGEST_LENGTH];
+    unsigned char block[SHA256_DIGEST_LENGTH];
+    unsigned char inner[SHA256_DIGEST_LENGTH];
+    // Extract: PRK = HMAC(salt, IKM); an empty salt is HashLen zero bytes, which HMAC pads to the same key.
+    COpenSSL_HMACKey *saltKey = COpenSSL_HMACKey_new(salt, saltLength);
+    int ok = saltKey != NULL && COpenSSL_HMACKey_compute(saltKey, key, keyLength, prk) == 1;
+    COpenSSL_HMACKey_free(saltKey);
+    COpenSSL_HMACKey *prkKey = ok ? COpenSSL_HMACKey_new(prk, sizeof prk) : NULL;
+    ok = ok && prkKey != NULL;
+    // Expand: T(n) = HMAC(PRK, T(n-1) | info | n).
+    size_t done = 0, previous = 0;
+    unsigned char counter = 1;
+    SHA256_CTX context;
+    while (ok && done < outLength) {
+        context = prkKey->inner;
+        ok = SHA256_Update(&context, block, previous) == 1 && SHA256_Update(&context, info, infoLength) == 1
+            && SHA256_Update(&context, &counter, 1) == 1 && SHA256_Final(inner, &context) == 1;
+        context = prkKey->outer;
+        ok = ok && SHA256_Update(&context, inner, sizeof inner) == 1 && SHA256_Final(block, &context) == 1;
+        size_t take = outLength - done < sizeof block ? outLength - done : sizeof block;
+        if (ok) memcpy(out + done, block, take);
+        done += take;
+        previous = sizeof block;
+        counter++;
+    }
+    COpenSSL_HMACKey_free(prkKey);
+    OPENSSL_cleanse(&context, sizeof context);
+    OPENSSL_cleanse(prk, sizeof prk);
+    OPENSSL_cleanse(block, sizeof block);
+    OPENSSL_cleanse(inner, sizeof inner);
+    return ok;
+}
+
+/// SHA-1 or SHA-256 of a message into out (20 or 32 bytes), with the one-shot digest functions:
+/// no context is allocated. Returns 1 on success.
+static inline int COpenSSL_SHA(int bits, const unsigned char *message, size_t length, unsigned char *out) {
+    if (bits == 1) return SHA1(message, length, out) != NULL;
+    if (bits == 256) return SHA256(message, length, out) != NULL;
+    return 0;
 }
 
 /// The AES-256-GCM implementation, fetched from the default provider once: passing a fetched

@@ -35,11 +35,13 @@ extension Keychain {
         attributes["cdat"] = .date(now)
         attributes["mdat"] = .date(now)
 
+        // One draw of the generator gives the UUID, the nonces and the item key.
+        var random = try RandomDraw(count: 16 + RandomDraw.sealingCount(withSecret: request.secret != nil))
         var record = ItemRecord(
-            rowID: 0, itemClass: request.itemClass, uuid: try SecureRandom.data(count: 16),
+            rowID: 0, itemClass: request.itemClass, uuid: random.data(count: 16),
             attributes: attributes, accessControl: request.accessControl)
         record.attributes["sha1"] = .data(try digest(of: record, secret: request.secret))
-        return (record, try seal(record, secret: request.secret))
+        return (record, try seal(record, secret: request.secret, random: &random))
     }
 
     /// Adds many items in one transaction: all are added, or (on the first failure, such as a

@@ -48,10 +48,12 @@ extension Keychain {
     ) throws {
         var damagedRows: [StoredRow] = []
         var visited = false
-        func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool) throws -> Bool {
+        func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
             let record: ItemRecord?
             do {
-                record = try openIfAuthentic(row)
+                // A scan rules out most rows from their criteria before decoding them (nil, as
+                // for a row that fails authentication: skipped).
+                record = try openIfAuthentic(row, unless: scanning ? { try self.excludes($0, request) } : nil)
             } catch let error as KeychainError where error.code == .interactionNotAllowed {
                 guard lockedKeyMatches && decidedByKey else { throw error }
                 visited = true
@@ -63,7 +65,11 @@ extension Keychain {
             }
             // Synchronizable items cannot be fetched through persistent references (seed 000).
             if request.persistentReference != nil && record.isSynchronizable { return true }
-            guard context.isEntitled(to: record.accessGroup), matches(record, request) else { return true }
+            // A row found by the token of a query that names only the primary key matches it, in
+            // one of the caller's groups: the token binds both, and the record authenticated it.
+            guard decidedByKey || (context.isEntitled(to: record.accessGroup) && matches(record, request)) else {
+                return true
+            }
             do {
                 let more = try visit(record, row)
                 visited = true
@@ -80,9 +86,9 @@ extension Keychain {
             case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
             }
             if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true, decidedByKey: false) }
-        } else if let tokens = try primaryKeyTokens(for: request, context: context, in: connection) {
+        } else if let rows = try primaryKeyRows(for: request, context: context, in: connection) {
             let keyOnly = Self.namesOnlyPrimaryKey(request)
-            for row in try store.rows(primaryKeyTokens: tokens, in: connection) {
+            for row in rows {
                 // A token binds the class, so a row of another class holding it was altered.
                 guard row.itemClass == request.itemClass else {
                     damagedRows.append(row)
@@ -92,7 +98,7 @@ extension Keychain {
             }
         } else {
             try store.scan(itemClass: request.itemClass, in: connection) {
-                try consider($0, keyed: false, decidedByKey: false)
+                try consider($0, keyed: false, decidedByKey: false, scanning: true)
             }
             return
         }
@@ -103,24 +109,20 @@ extension Keychain {
         for row in damagedRows { try damaged(row) }
     }
 
-    /// Opens a row's record; nil when the row fails authentication (it was altered).
+    /// Opens a row's record; nil when the row fails authentication (it was altered), or when
+    /// `excluded` rules the row out from its encoded attributes before they are decoded.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
-    func openIfAuthentic(_ row: StoredRow) throws -> ItemRecord? {
+    func openIfAuthentic(
+        _ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)? = nil
+    ) throws -> ItemRecord? {
         do {
-            return try sealer.openRecord(row)
+            return try sealer.openRecord(row, unless: excluded)
         } catch let error as KeychainError where error.code == .interactionNotAllowed {
             throw error
         } catch {
             return nil
         }
-    }
-
-    /// Whether every criterion of `request` is a primary-key attribute (so a token match decides it).
-    static func namesOnlyPrimaryKey(_ request: ItemRequest) -> Bool {
-        let key = Set(AttributeCatalog.primaryKey(of: request.itemClass).map(\.name))
-        return request.hostOrSubdomain == nil && !request.caseInsensitive
-            && request.attributes.keys.allSatisfy(key.contains)
     }
 
     /// Every row of the stored classes in row order, for whole-keychain reads: a row whose class
@@ -136,29 +138,18 @@ extension Keychain {
         return rows.sorted { $0.rowID < $1.rowID }
     }
 
-    /// The tokens a query names when it gives every primary-key attribute except the access
-    /// group and synchronizable flag; nil when the query must read the class's rows.
-    private func primaryKeyTokens(
-        for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
-    ) throws -> [Data]? {
-        guard !request.caseInsensitive else { return nil }
-        let key = AttributeCatalog.primaryKey(of: request.itemClass)
-        let attributes = request.attributes
-        for attribute in key where attribute.name != "agrp" && attribute.name != "sync" {
-            guard attributes[attribute.name] != nil else { return nil }
+    /// Whether an encoded record certainly fails one of `request`'s attribute criteria, judged
+    /// from those attributes alone with `matches`' comparison (a record that passes is decoded
+    /// and judged whole by `matches`).
+    func excludes(_ encoded: UnsafeRawBufferPointer, _ request: ItemRequest) throws -> Bool {
+        guard !request.caseInsensitive else { return false }
+        for (name, wanted) in request.attributes {
+            guard let attribute = AttributeCatalog.attribute(named: name) else { return false }
+            guard let stored = try RecordCodec.value(named: name, in: encoded),
+                Self.equal(stored, wanted, kind: attribute.kind, caseInsensitive: false)
+            else { return true }
         }
-        let groups: [String]
-        if let group = request.attributes["agrp"]?.stringValue {
-            groups = [group]
-        } else if context.allowsAllGroups {
-            groups = try knownAccessGroups(in: connection)
-        } else {
-            groups = context.accessGroups
-        }
-        let flags: [Bool]
-        if case .only(let flag) = request.synchronizable { flags = [flag] } else { flags = [false, true] }
-        return try sealer.primaryKeyTokens(
-            itemClass: request.itemClass, attributes: attributes, accessGroups: groups, synchronizable: flags)
+        return false
     }
 
     /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).
@@ -186,7 +177,12 @@ extension Keychain {
         }
         switch kind {
         case .blob, .data, .digest:
-            return stored.comparableBytes == wanted.comparableBytes
+            // The same bytes compared in place when both sides are text or both are data.
+            switch (stored, wanted) {
+            case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+            case (.data(let left), .data(let right)): return left == right
+            default: return stored.comparableBytes == wanted.comparableBytes
+            }
         default:
             return stored == wanted
         }
@@ -285,10 +281,16 @@ extension Keychain {
         record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
         // A secret moves with its item to another protection class: it is sealed again.
         let resealSecret = changes.secret != nil || record.protection != original.protection
-        var updated = try seal(record, secret: resealSecret ? secret : nil)
+        // The row's token (authenticated with the record) stays while the primary key does.
+        let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
+            record.attributes[$0.name] == original.attributes[$0.name]
+        }
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: resealSecret && secret != nil))
+        var updated = try seal(
+            record, secret: resealSecret ? secret : nil, token: keyUnchanged ? row.primaryKeyToken : nil, random: &random)
         if !resealSecret { updated.secret = row.secret }
         updated.rowID = row.rowID
-        try store.update(updated, in: connection)
+        try store.update(updated, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 
@@ -296,31 +298,45 @@ extension Keychain {
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
     func seal(_ record: ItemRecord, secret: Data?) throws -> StoredRow {
-        let token = try sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
+        return try seal(record, secret: secret, random: &random)
+    }
+
+    /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`,
+    /// when given, is the record's primary-key token, already known.
+    func seal(_ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, random: inout RandomDraw) throws -> StoredRow {
+        let token = try knownToken ?? sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
         return StoredRow(
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
-            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token),
+            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token, random: &random),
             secret: try secret.map {
-                try sealer.sealSecret($0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid)
-            })
+                try sealer.sealSecret(
+                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, random: &random)
+            }, isSynchronizable: record.isSynchronizable)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.
     func digest(of record: ItemRecord, secret: Data?) throws -> Data {
-        var attributes = record.attributes
-        attributes.removeValue(forKey: "sha1")
-        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
-        if let secret { attributes["v_Data"] = .data(secret) }
-        var encoded = RecordCodec.encode(attributes)
+        var encoded = RecordCodec.encode(
+            record.attributes,
+            replacing: [("sha1", nil), ("accc", record.accessControl.map { .data($0.serialized) }), ("v_Data", secret.map { .data($0) })])
         defer { encoded.wipe() }
         return try Digest.sha1(encoded)
     }
 
     /// Records `group` in the group table so `*` callers can find items by key.
     func registerAccessGroup(_ group: String, in connection: SQLiteConnection) throws {
-        let token = try sealer.accessGroupToken(group)
-        try store.registerAccessGroup(
-            token: token, sealedName: try sealer.sealAccessGroup(group, token: token), in: connection)
+        // The token and sealed name are made once per group and process; the insert is ignored
+        // when the group is registered already (no page is written then).
+        let entry: AccessGroupEntry
+        if let known = accessGroupEntries.withLock({ $0[group] }) {
+            entry = known
+        } else {
+            let token = try sealer.accessGroupToken(group)
+            entry = AccessGroupEntry(token: token, sealedName: try sealer.sealAccessGroup(group, token: token))
+            accessGroupEntries.withLock { $0[group] = entry }
+        }
+        try store.registerAccessGroup(token: entry.token, sealedName: entry.sealedName, in: connection)
     }
 
     /// Every access group that has (or had) items in this keychain.

@@ -77,7 +77,7 @@ extension Keychain {
             try updated.save(path: keybagPath, deviceKey: deviceKey)
             var deleted = 0
             if newSecret == nil {
-                deleted = try store.deleteRows(keyClass: Protection.whenPasscodeSetThisDeviceOnly.rawValue, in: connection)
+                deleted = try store.deletePasscodeClassRows(in: connection)
                 keyRing.dropPasscodeClass(passcodeRemoved: true)
             }
             try keyRing.install(

@@ -44,7 +44,7 @@ extension Keychain {
                     certificateRecord.rowID = try store.insert(certificateRow, in: connection)
                     added += 1
                 } catch let error as KeychainError where error.code == .duplicateItem {
-                    if let existing = try store.rows(primaryKeyTokens: [certificateRow.primaryKeyToken], in: connection).first {
+                    if let existing = try store.row(primaryKeyToken: certificateRow.primaryKeyToken, in: connection) {
                         certificateRecord.uuid = existing.uuid
                     }
                 }

@@ -18,6 +18,8 @@ public final class Keychain: Sendable {
     let deviceKey: SymmetricKey
     /// The keybag's UUID, which the database records.
     let keybagUUID: Data
+    /// The group table's entries this process has made, by group name (`registerAccessGroup`).
+    let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
@@ -40,8 +42,18 @@ public final class Keychain: Sendable {
 
     /// The default keychain (`KeychainLocation.defaultKeychainPath`), created on first use.
     public static func openDefault() throws -> Keychain {
-        try open(path: KeychainLocation.defaultKeychainPath)
+        if let keychain = lastDefault.withLock({ last in last.flatMap { $0.environment.isCurrent ? $0.keychain : nil } }) {
+            return keychain
+        }
+        let environment = KeychainLocation.Environment()
+        let keychain = try open(path: KeychainLocation.defaultKeychainPath)
+        lastDefault.withLock { $0 = (environment, keychain) }
+        return keychain
     }
+
+    /// The keychain `openDefault` returned last, with the environment that chose it (every
+    /// `SecItem` call asks for it; a change of `XDG_DATA_HOME` or `HOME` chooses again).
+    private static let lastDefault = Mutex<(environment: KeychainLocation.Environment, keychain: Keychain)?>(nil)
 
     /// Creates a keychain at `path`, protected by `passcode` (none when nil or empty), and opens
     /// it unlocked. The passcode's derivation is calibrated to about 80 ms on this machine.
@@ -86,6 +98,9 @@ public final class Keychain: Sendable {
     /// ended: the next `open` starts afresh (before the first unlock, when a passcode is set).
     @_spi(Testing)
     public static func forgetOpenInstance(path: String) {
+        lastDefault.withLock { last in
+            if last?.keychain.path == path { last = nil }
+        }
         let keychain = openKeychains.withLock { $0.removeValue(forKey: path) }
         keychain?.keyRing.removeAll()
     }
@@ -149,7 +164,7 @@ public final class Keychain: Sendable {
                 // Items of the passcode-only class outlive their key only if a process stopped
                 // between removing the passcode and deleting them: finish the job.
                 if keybag.entry(.whenPasscodeSetThisDeviceOnly) == nil {
-                    try store.deleteRows(keyClass: Protection.whenPasscodeSetThisDeviceOnly.rawValue, in: connection)
+                    try store.deletePasscodeClassRows(in: connection)
                 }
             }
         }
@@ -205,7 +220,7 @@ public final class Keychain: Sendable {
         if request.itemClass == .identity {
             return try searchIdentities(request, context: context, limit: limit)
         }
-        let results: [ItemResult] = try store.withConnection { connection in
+        let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? store.withConnection { connection in
             try connection.readTransaction {
                 var results: [ItemResult] = []
                 try forEachMatch(request, context: context, in: connection) { record, row in
@@ -269,6 +284,10 @@ public final class Keychain: Sendable {
         }
         return try store.withConnection { connection in
             try connection.writeTransaction {
+                if let count = try deleteByPrimaryKey(request, context: context, in: connection) {
+                    guard count > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
+                    return count
+                }
                 var rowIDs: [Int64] = []
                 // A damaged item named by its whole primary key is removed too (docs/reliability.md).
                 try forEachCandidate(
@@ -305,4 +324,10 @@ public final class Keychain: Sendable {
             }
         }
     }
+}
+
+/// An access group's row in the group table: its keyed token and its sealed name.
+struct AccessGroupEntry: Sendable {
+    let token: Data
+    let sealedName: Data
 }

@@ -7,7 +7,7 @@ enum KeyGeneration {
 
     /// Generates the pair `parameters` describes and stores the halves marked permanent.
     static func run(_ parameters: CFDictionary) throws -> (privateKey: SecKey, publicKey: SecKey) {
-        let top = try RequestBridge.dictionary(parameters)
+        let top = try RequestBridge.dictionary(parameters).dictionary
         let privateAttributes = try subDictionary(top["private"], name: "kSecPrivateKeyAttrs")
         let publicAttributes = try subDictionary(top["public"], name: "kSecPublicKeyAttrs")
         func value(_ name: String) -> RequestValue? { privateAttributes[name] ?? top[name] }

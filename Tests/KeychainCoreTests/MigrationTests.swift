@@ -60,7 +60,7 @@ struct MigrationTests {
         let keychain = try Keychain.open(path: path, create: false, options: TemporaryKeychain.options)
         let expected = try String(contentsOf: Self.fixture.appendingPathComponent("expected-items.txt"), encoding: .utf8)
         #expect(try Self.rendered(keychain) == expected)
-        #expect(try Self.schemaVersion(path) == 2)
+        #expect(try Self.schemaVersion(path) == KeychainStore.schemaVersion)
         #expect(!FileManager.default.fileExists(atPath: path + ".key"))
         #expect(FileManager.default.fileExists(atPath: path + ".keybag"))
         // The upgraded keychain works like any other: lookups by key, adds, duplicates, access groups.

@@ -66,7 +66,7 @@ public struct Entitlements: Sendable, Equatable {
     ///   process that declares entitlements never silently falls back to the default group.
     public static func currentContext() throws -> AccessContext {
         let path = FileSystem.environment(environmentVariable) ?? besideExecutable
-        guard let path else { return AccessContext(accessGroups: [AccessContext.defaultGroup]) }
+        guard let path else { return defaultContext }
         if let cached = cache.withLock({ $0 }), cached.path == path { return cached.context }
         guard let data = FileSystem.read(path), let entitlements = try? Entitlements(propertyList: data) else {
             throw KeychainError(.missingEntitlement, "the entitlements file cannot be read")
@@ -77,6 +77,9 @@ public struct Entitlements: Sendable, Equatable {
     }
 
     private static let cache = Mutex<(path: String, context: AccessContext)?>(nil)
+
+    /// The context of a process without an entitlements file.
+    private static let defaultContext = AccessContext(accessGroups: [AccessContext.defaultGroup])
 
     /// `<executable>.entitlements` if it exists; looked up once per process.
     private static let besideExecutable: String? = FileSystem.executablePath

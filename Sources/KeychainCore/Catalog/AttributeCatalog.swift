@@ -86,28 +86,17 @@ public enum AttributeCatalog {
     private static let byName: [String: AttributeDescriptor] = Dictionary(
         uniqueKeysWithValues: attributes.map { ($0.name, $0) })
 
-    private static let byClass: [ItemClass: [String: AttributeDescriptor]] = Dictionary(
-        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
-            let members = itemClass == .identity ? identityAttributes : attributes.filter { $0.classes.contains(itemClass) }
-            return (itemClass, Dictionary(uniqueKeysWithValues: members.map { ($0.name, $0) }))
-        })
-
     private static let primaryKeys: [ItemClass: [AttributeDescriptor]] = Dictionary(
         uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
             (itemClass, attributes.filter { $0.isPrimaryKey(of: itemClass) })
         })
 
-    /// An identity accepts the attributes of certificates and keys (Apple looks certificate first).
-    private static var identityAttributes: [AttributeDescriptor] {
-        var seen = Set<String>()
-        return attributes.filter {
-            ($0.classes.contains(.certificate) || $0.classes.contains(.key)) && seen.insert($0.name).inserted
-        }
-    }
-
-    /// The attribute named `name` if `itemClass` has it.
+    /// The attribute named `name` if `itemClass` has it (an identity has the attributes of
+    /// certificates and keys).
     public static func attribute(_ name: String, in itemClass: ItemClass) -> AttributeDescriptor? {
-        byClass[itemClass]?[name]
+        guard let attribute = byName[name] else { return nil }
+        let bits = itemClass == .identity ? ItemClass.certificate.bit | ItemClass.key.bit : itemClass.bit
+        return attribute.classBits & bits != 0 ? attribute : nil
     }
 
     /// The attribute named `name` in any class.
@@ -120,6 +109,6 @@ public enum AttributeCatalog {
 
     /// Every attribute `itemClass` has.
     public static func attributes(of itemClass: ItemClass) -> [AttributeDescriptor] {
-        attributes.filter { byClass[itemClass]?[$0.name] != nil }
+        attributes.filter { attribute($0.name, in: itemClass) != nil }
     }
 }

@@ -2,7 +2,10 @@ import Foundation
 
 /// One attribute of the catalog: its short name, kind, the classes that have it, the classes whose
 /// primary key it belongs to, and who maintains it.
-public struct AttributeDescriptor: Sendable {
+///
+/// A class, since the catalog's entries are shared and never change: every lookup hands out one
+/// reference instead of copying (and retaining) its strings and sets.
+public final class AttributeDescriptor: Sendable {
     /// Who writes an attribute's value.
     public enum Maintainer: Sendable {
         /// The caller sets it on add and update.
@@ -25,6 +28,8 @@ public struct AttributeDescriptor: Sendable {
     public let primaryKeyOf: Set<ItemClass>
     /// Who writes the value.
     public let maintainer: Maintainer
+    /// `classes` as bits (`ItemClass.bit`), for membership tests without hashing.
+    let classBits: UInt8
 
     init(
         _ name: String, _ constant: String, _ kind: AttributeKind, classes: Set<ItemClass>,
@@ -36,6 +41,7 @@ public struct AttributeDescriptor: Sendable {
         self.classes = classes
         self.primaryKeyOf = primaryKeyOf
         self.maintainer = maintainer
+        classBits = classes.reduce(0) { $0 | $1.bit }
     }
 
     /// Whether this attribute is part of `itemClass`'s primary key.

@@ -11,6 +11,17 @@ public enum ItemClass: String, CaseIterable, Sendable {
     /// `kSecClassIdentity`: not stored; a join of a certificate and a private key.
     case identity = "idnt"
 
+    /// The class's bit in `AttributeDescriptor.classBits`.
+    var bit: UInt8 {
+        switch self {
+        case .genericPassword: return 1
+        case .internetPassword: return 2
+        case .certificate: return 4
+        case .key: return 8
+        case .identity: return 16
+        }
+    }
+
     /// The classes that have rows in the store.
     public static let stored: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
 

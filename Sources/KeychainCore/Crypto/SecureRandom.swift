@@ -14,3 +14,39 @@ enum SecureRandom {
         return data
     }
 }
+
+/// Random bytes drawn from the CSPRNG in one call and handed out in pieces, for an operation
+/// that needs several random values (an add: the item's UUID, its own key and three nonces).
+/// Each call of OpenSSL's generator costs far more than the bytes it returns. The draw lives in
+/// a buffer zeroed on release, and every byte is handed out once.
+struct RandomDraw {
+    private let bytes: SecureBytes
+    private var offset = 0
+
+    /// `count` random bytes.
+    init(count: Int) throws {
+        bytes = try SecureBytes.random(count: count)
+    }
+
+    /// The number of bytes an item's sealing takes: a nonce for its attributes and, with a
+    /// secret, the item key and two nonces (`ItemSealer`).
+    static func sealingCount(withSecret: Bool) -> Int {
+        OpenSSL.gcmNonceLength + (withSecret ? SymmetricKey.byteCount + 2 * OpenSSL.gcmNonceLength : 0)
+    }
+
+    /// The next `count` bytes, for a value that is not secret (a nonce, an identifier).
+    mutating func data(count: Int) -> Data {
+        take(count) { Data($0) }
+    }
+
+    /// The next 32 bytes as a key.
+    mutating func key() -> SecureBytes {
+        take(SymmetricKey.byteCount) { SecureBytes(copying: $0) }
+    }
+
+    private mutating func take<T>(_ count: Int, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+        precondition(offset + count <= bytes.count, "a random draw was used past its size")
+        defer { offset += count }
+        return bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A 256-bit key used for AES-256-GCM sealing, HMAC-SHA256 tokens and HKDF derivation.
 ///
@@ -8,14 +9,14 @@ struct SymmetricKey: Sendable {
     static let byteCount = 32
 
     let bytes: SecureBytes
-    /// The key prepared for HMAC (computed on first use, then shared).
-    private let hmac: LazyHMACKey
+    /// The key prepared for HMAC and AES-GCM (computed on first use, then shared by every copy).
+    private let prepared: PreparedKey
 
     /// Wraps existing key material; it must be 32 bytes.
     init(_ bytes: SecureBytes) throws {
         guard bytes.count == Self.byteCount else { throw KeychainError(.decode, "key has the wrong length") }
         self.bytes = bytes
-        hmac = LazyHMACKey()
+        prepared = PreparedKey()
     }
 
     /// A fresh key from the CSPRNG.
@@ -24,13 +25,19 @@ struct SymmetricKey: Sendable {
     }
 
     /// Encrypts with a random 96-bit nonce; returns `nonce ‖ ciphertext ‖ tag`.
-    func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: Data) throws -> Data {
-        let nonce = try SecureRandom.data(count: OpenSSL.gcmNonceLength)
+    func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes) throws -> Data {
+        try seal(plaintext, aad: aad, nonce: try SecureRandom.data(count: OpenSSL.gcmNonceLength))
+    }
+
+    /// Encrypts with `nonce` (12 bytes, random: callers that need several random values take
+    /// them from one `RandomBytes` draw); returns `nonce ‖ ciphertext ‖ tag`.
+    func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes, nonce: Data) throws -> Data {
+        precondition(nonce.count == OpenSSL.gcmNonceLength)
         let sealed = try bytes.withUnsafeBytes { key in
             try nonce.withUnsafeBytes { nonceBuffer in
                 try plaintext.withUnsafeBytes { message in
                     try aad.withUnsafeBytes { aadBuffer in
-                        try OpenSSL.aesGCMSeal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
+                        try prepared.gcm.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
                     }
                 }
             }
@@ -39,25 +46,62 @@ struct SymmetricKey: Sendable {
     }
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag`; throws `errSecDecode` if anything was altered.
-    func open(_ box: Data, aad: Data) throws -> SecureBytes {
+    func open(_ box: Data, aad: some ContiguousBytes) throws -> SecureBytes {
+        try box.withUnsafeBytes { try open($0, aad: aad) }
+    }
+
+    /// Decrypts `nonce ‖ ciphertext ‖ tag` held in `box`; throws `errSecDecode` if anything was altered.
+    func open(_ box: UnsafeRawBufferPointer, aad: some ContiguousBytes) throws -> SecureBytes {
         guard box.count >= OpenSSL.gcmNonceLength + OpenSSL.gcmTagLength else {
             throw KeychainError(.decode, "sealed box too short")
         }
         return try bytes.withUnsafeBytes { key in
-            try box.withUnsafeBytes { boxBuffer in
-                try aad.withUnsafeBytes { aadBuffer in
-                    let nonce = UnsafeRawBufferPointer(rebasing: boxBuffer[0..<OpenSSL.gcmNonceLength])
-                    let sealed = UnsafeRawBufferPointer(rebasing: boxBuffer[OpenSSL.gcmNonceLength...])
-                    return try OpenSSL.aesGCMOpen(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
+            try aad.withUnsafeBytes { aadBuffer in
+                let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
+                let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
+                return try prepared.gcm.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
+            }
+        }
+    }
+
+    /// Encrypts under `key`, a key used for this one operation (an item's own key), with
+    /// `nonce`; returns `nonce ‖ ciphertext ‖ tag`. No state is prepared or kept for the key.
+    static func sealOnce<Plaintext: ContiguousBytes>(
+        _ plaintext: Plaintext, key: SecureBytes, aad: some ContiguousBytes, nonce: Data
+    ) throws -> Data {
+        precondition(key.count == byteCount && nonce.count == OpenSSL.gcmNonceLength)
+        let sealed = try key.withUnsafeBytes { key in
+            try nonce.withUnsafeBytes { nonceBuffer in
+                try plaintext.withUnsafeBytes { message in
+                    try aad.withUnsafeBytes { aadBuffer in
+                        try AESGCMContextPool.singleUse.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
+                    }
                 }
+            }
+        }
+        return nonce + sealed
+    }
+
+    /// Decrypts `nonce ‖ ciphertext ‖ tag` in `box` under `key`, a key used for this one
+    /// operation (an item's own key): no state is prepared or kept for it.
+    static func openOnce(_ box: UnsafeRawBufferPointer, key: SecureBytes, aad: some ContiguousBytes) throws -> SecureBytes {
+        guard key.count == byteCount else { throw KeychainError(.decode, "key has the wrong length") }
+        guard box.count >= OpenSSL.gcmNonceLength + OpenSSL.gcmTagLength else {
+            throw KeychainError(.decode, "sealed box too short")
+        }
+        return try key.withUnsafeBytes { key in
+            try aad.withUnsafeBytes { aadBuffer in
+                let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
+                let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
+                return try AESGCMContextPool.singleUse.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
             }
         }
     }
 
     /// HMAC-SHA256 of `message` under this key.
     func authenticationCode<Message: ContiguousBytes>(for message: Message) throws -> Data {
-        let prepared = try hmac.key(for: bytes)
-        return try message.withUnsafeBytes { try prepared.authenticate($0) }
+        let key = try prepared.hmac(for: bytes)
+        return try message.withUnsafeBytes { try key.authenticate($0) }
     }
 
     /// A key derived with HKDF-SHA256 from key material of any length (for example a
@@ -80,18 +124,21 @@ struct SymmetricKey: Sendable {
     }
 }
 
-/// An HMAC key prepared once per symmetric key and shared by every copy of it.
-final class LazyHMACKey: @unchecked Sendable {
-    private let lock = NSLock()
-    private var prepared: OpenSSL.HMACKey?
+/// What a symmetric key is prepared into on first use, shared by every copy of the key and
+/// released with it: the HMAC states and the AES-GCM contexts holding its key schedule.
+final class PreparedKey: Sendable {
+    private let hmacKey = Mutex<OpenSSL.HMACKey?>(nil)
+    /// Keyed AES-256-GCM contexts (each created on demand with the key's bytes).
+    let gcm = AESGCMContextPool()
 
-    func key(for bytes: SecureBytes) throws -> OpenSSL.HMACKey {
-        lock.lock()
-        defer { lock.unlock() }
-        if let prepared { return prepared }
-        let key = try bytes.withUnsafeBytes { try OpenSSL.HMACKey(key: $0) }
-        prepared = key
-        return key
+    /// The HMAC key for `bytes` (the key's own bytes), prepared the first time.
+    func hmac(for bytes: SecureBytes) throws -> OpenSSL.HMACKey {
+        try hmacKey.withLock { prepared in
+            if let prepared { return prepared }
+            let key = try bytes.withUnsafeBytes { try OpenSSL.HMACKey(key: $0) }
+            prepared = key
+            return key
+        }
     }
 }
 

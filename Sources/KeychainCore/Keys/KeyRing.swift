@@ -46,8 +46,10 @@ final class KeyRing: Sendable {
     /// - Throws: `errSecInteractionNotAllowed` when the class is locked; `errSecDecode` for the
     ///   passcode-only class when no passcode exists (such items were lost with the passcode).
     func classKeys(for keyClass: KeybagClass) throws -> ClassKeys {
-        let now = clock.now
         let keys: ClassKeys? = state.withLock { state in
+            // Only an auto-lock needs the time of each use (the clock is read under the lock).
+            guard state.hasPasscode && state.autoLock != nil else { return state.classes[keyClass] }
+            let now = clock.now
             Self.expireIfIdle(&state, now: now)
             let keys = state.classes[keyClass]
             if keys != nil { state.lastActivity = now }
@@ -127,7 +129,10 @@ final class KeyRing: Sendable {
 
     /// Sets the auto-lock interval (nil: none).
     func setAutoLock(_ interval: TimeInterval?) {
+        let now = clock.now
         let schedule: TimeInterval? = state.withLock { state in
+            // Uses are timed only while an auto-lock is set: the interval starts now.
+            if state.autoLock == nil { state.lastActivity = now }
             state.autoLock = interval
             return Self.claimTimer(&state)
         }

@@ -22,18 +22,15 @@ enum OpenSSL {
         }
     }
 
-    /// AES-256-GCM encryption; returns ciphertext followed by the 16-byte tag.
+    /// AES-256-GCM encryption with a context already keyed (`AESGCMContextPool`); returns
+    /// ciphertext followed by the 16-byte tag.
     static func aesGCMSeal(
-        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        context: OpaquePointer, nonce: UnsafeRawBufferPointer,
         plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
     ) throws -> Data {
-        precondition(key.count == aes256KeyLength && nonce.count == gcmNonceLength)
-        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_EncryptInit_ex(context, COpenSSL_AES256GCM(), nil, nil, nil) == 1,
-            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
-            EVP_EncryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
-        else { throw failure("EVP_EncryptInit_ex") }
+        precondition(nonce.count == gcmNonceLength)
+        // A keyed context takes a new nonce without its key schedule being set up again.
+        guard EVP_CipherInit_ex(context, nil, nil, nil, bytes(nonce), 1) == 1 else { throw failure("EVP_CipherInit_ex") }
         var outLength: Int32 = 0
         if aad.count > 0 {
             guard EVP_EncryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
@@ -60,21 +57,17 @@ enum OpenSSL {
         return output
     }
 
-    /// AES-256-GCM decryption of ciphertext‖tag; throws `errSecDecode` when authentication fails.
-    /// The plaintext is written into a `SecureBytes` buffer.
+    /// AES-256-GCM decryption of ciphertext‖tag with a context already keyed
+    /// (`AESGCMContextPool`); throws `errSecDecode` when authentication fails. The plaintext is
+    /// written into a `SecureBytes` buffer.
     static func aesGCMOpen(
-        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer,
+        context: OpaquePointer, nonce: UnsafeRawBufferPointer,
         sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
     ) throws -> SecureBytes {
-        precondition(key.count == aes256KeyLength && nonce.count == gcmNonceLength)
+        precondition(nonce.count == gcmNonceLength)
         guard sealed.count >= gcmTagLength else { throw KeychainError(.decode, "ciphertext too short") }
         let length = sealed.count - gcmTagLength
-        guard let context = EVP_CIPHER_CTX_new() else { throw failure("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(context) }
-        guard EVP_DecryptInit_ex(context, COpenSSL_AES256GCM(), nil, nil, nil) == 1,
-            EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(nonce.count), nil) == 1,
-            EVP_DecryptInit_ex(context, nil, nil, bytes(key), bytes(nonce)) == 1
-        else { throw failure("EVP_DecryptInit_ex") }
+        guard EVP_CipherInit_ex(context, nil, nil, nil, bytes(nonce), 0) == 1 else { throw failure("EVP_CipherInit_ex") }
         var outLength: Int32 = 0
         if aad.count > 0 {
             guard EVP_DecryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
@@ -186,6 +179,12 @@ enum OpenSSL {
 
     /// A message digest by OpenSSL name ("SHA1", "SHA256").
     static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
+        // The two digests items use go through OpenSSL's one-shot functions (no context to set up).
+        switch name {
+        case "SHA1": return try shortDigest(bits: 1, length: 20, message)
+        case "SHA256": return try shortDigest(bits: 256, length: 32, message)
+        default: break
+        }
         guard let md = EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }
         var output = Data(count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
@@ -196,6 +195,15 @@ enum OpenSSL {
         }
         guard ok else { throw failure("EVP_Digest") }
         return output.prefix(Int(length))
+    }
+
+    private static func shortDigest(bits: Int32, length: Int, _ message: UnsafeRawBufferPointer) throws -> Data {
+        var output = Data(count: length)
+        let ok = output.withUnsafeMutableBytes { out in
+            COpenSSL_SHA(bits, bytes(message), message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 1
+        }
+        guard ok else { throw failure("SHA") }
+        return output
     }
 
     static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {

@@ -15,13 +15,13 @@ extension RequestParser {
     ///
     /// - Throws: `errSecParam` when the value is not a `SecKey`, `SecCertificate` or `SecIdentity`.
     static func mergingReference(
-        _ dictionary: [String: RequestValue], for operation: ItemOperation
-    ) throws -> ([String: RequestValue], Identity?) {
+        _ dictionary: RequestEntries, for operation: ItemOperation
+    ) throws -> (RequestEntries, Identity?) {
         guard let value = dictionary["v_Ref"] else { return (dictionary, nil) }
         guard case .reference(let reference) = value else {
             throw KeychainError.param("kSecValueRef must be a SecKey, SecCertificate or SecIdentity")
         }
-        var merged: [String: RequestValue] = [:]
+        var merged = RequestEntries()
         var identity: Identity?
         switch reference {
         case .key(let key):

@@ -22,6 +22,13 @@ public enum RequestParser {
     /// - Throws: `errSecParam` for a malformed dictionary, `errSecNoSuchClass` for an unknown
     ///   class, `errSecUnimplemented` for search keys that need certificate trust.
     public static func parse(_ given: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
+        try parse(RequestEntries(given), for: operation)
+    }
+
+    /// Parses an add dictionary or a search query given as its entries.
+    ///
+    /// - Throws: as `parse(_:for:)`.
+    public static func parse(_ given: RequestEntries, for operation: ItemOperation) throws -> ItemRequest {
         let (dictionary, identity) = try mergingReference(given, for: operation)
         var persistentReference: PersistentReference?
         if let value = dictionary["v_PersistentRef"] {
@@ -45,20 +52,22 @@ public enum RequestParser {
                 continue
             }
             nonAttributeKeys += 1
-            switch key.first {
-            case "c":
+            // Classified by the first byte (a `Character` would be built for `key.first`).
+            let bytes = key.utf8
+            switch bytes.first {
+            case UInt8(ascii: "c"):
                 guard key == "class" else { throw KeychainError.param("unknown key \(key)") }
-            case "m":
-                guard key.hasPrefix("m_") else { throw KeychainError.param("unknown key \(key)") }
+            case UInt8(ascii: "m"):
+                guard bytes.dropFirst().first == UInt8(ascii: "_") else { throw KeychainError.param("unknown key \(key)") }
                 matchKeys.append(key)
                 try applyMatchKey(key, value, to: &request)
-            case "r":
+            case UInt8(ascii: "r"):
                 try applyReturnKey(key, value, to: &request)
-            case "u":
+            case UInt8(ascii: "u"):
                 try applyUseKey(key, value, operation: operation, to: &request)
-            case "v":
+            case UInt8(ascii: "v"):
                 try applyValueKey(key, value, operation: operation, to: &request)
-            case "f":
+            case UInt8(ascii: "f"):
                 continue
             default:
                 throw KeychainError.param("unknown key \(key)")
@@ -100,6 +109,13 @@ public enum RequestParser {
     /// Every key must be an attribute of the class or `kSecValueData` (spec D3); read-only and
     /// computed attributes are ignored.
     public static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
+        try parseChanges(RequestEntries(dictionary), for: itemClass)
+    }
+
+    /// Parses `SecItemUpdate`'s `attributesToUpdate` given as its entries.
+    ///
+    /// - Throws: as `parseChanges(_:for:)`.
+    public static func parseChanges(_ dictionary: RequestEntries, for itemClass: ItemClass) throws -> ItemChanges {
         var changes = ItemChanges()
         for (key, value) in dictionary {
             if key == "v_Data" {
@@ -273,7 +289,7 @@ public enum RequestParser {
 
     // MARK: - Per-operation rules
 
-    private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: [String: RequestValue]) throws {
+    private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: RequestEntries) throws {
         if !matchKeys.isEmpty {
             throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")  // D1
         }

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import Synchronization
 
 /// One SQLite connection, used by one thread at a time (opened in multi-thread mode).
 ///
@@ -7,9 +8,12 @@ import Foundation
 final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
+    /// Statements of `PreparedSQL` values, by slot.
+    private var slots: [SQLiteStatement?] = []
 
     /// Opens (creating if needed) the database at `path` with WAL journaling and full sync.
     init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+        _ = Self.configureLibrary
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
         let status = sqlite3_open_v2(path, &db, flags, nil)
@@ -33,8 +37,14 @@ final class SQLiteConnection {
         }
     }
 
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let configureLibrary: Void = {
+        _ = CSQLite_disableMemoryStatistics()
+    }()
+
     deinit {
         statements.removeAll()
+        slots.removeAll()
         sqlite3_close_v2(handle)
     }
 
@@ -55,33 +65,57 @@ final class SQLiteConnection {
             cached.reset()
             return cached
         }
-        var pointer: OpaquePointer?
-        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
-        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
-        let statement = SQLiteStatement(pointer, connection: self)
+        let statement = try prepare(sql)
         statements[sql] = statement
         return statement
     }
 
+    /// The prepared statement of `sql`, found by its slot rather than by hashing its text.
+    func statement(_ sql: PreparedSQL) throws -> SQLiteStatement {
+        if sql.slot < slots.count, let cached = slots[sql.slot] {
+            cached.reset()
+            return cached
+        }
+        let statement = try prepare(sql.text)
+        if sql.slot >= slots.count { slots += Array(repeating: nil, count: sql.slot + 1 - slots.count) }
+        slots[sql.slot] = statement
+        return statement
+    }
+
+    private func prepare(_ sql: String) throws -> SQLiteStatement {
+        var pointer: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
+        return SQLiteStatement(pointer, connection: self)
+    }
+
+    private static let beginImmediate = PreparedSQL("BEGIN IMMEDIATE")
+    private static let beginDeferred = PreparedSQL("BEGIN DEFERRED")
+    private static let commit = PreparedSQL("COMMIT")
+    private static let rollback = PreparedSQL("ROLLBACK")
+
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T {
-        try statement("BEGIN IMMEDIATE").run()
+        try statement(Self.beginImmediate).run()
         do {
             let value = try body()
-            try statement("COMMIT").run()
+            try statement(Self.commit).run()
             return value
         } catch {
-            try? statement("ROLLBACK").run()
+            try? statement(Self.rollback).run()
             throw error
         }
     }
 
     /// Runs `body` inside a deferred (read) transaction so all its statements see one snapshot.
     func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try statement("BEGIN DEFERRED").run()
-        defer { try? statement("COMMIT").run() }
+        try statement(Self.beginDeferred).run()
+        defer { try? statement(Self.commit).run() }
         return try body()
     }
+
+    /// Whether a transaction is open (otherwise each statement is its own transaction).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The number of rows the last statement changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
@@ -91,4 +125,18 @@ final class SQLiteConnection {
 
     /// The connection's latest error message (never contains bound values).
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+/// An SQL text the engine runs often, with a slot of its own in every connection's statement
+/// cache (declared once, as a `static let`).
+struct PreparedSQL: Sendable {
+    let text: String
+    let slot: Int
+
+    init(_ text: String) {
+        self.text = text
+        slot = Self.nextSlot.add(1, ordering: .relaxed).oldValue
+    }
+
+    private static let nextSlot = Atomic<Int>(0)
 }

@@ -75,6 +75,9 @@ final class SQLiteStatement {
     /// Column `index` as an integer.
     func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
+    /// Whether column `index` is NULL.
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+
     /// Column `index` as text, nil for NULL.
     func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, index) else { return nil }

@@ -40,6 +40,9 @@ struct StoredRow {
     var primaryKeyToken: Data
     var metadata: Data
     var secret: Data?
+    /// Whether the sealed record is synchronizable: known for rows being written (the store
+    /// records that synchronizable items exist), false for rows read back, whose flag is sealed.
+    var isSynchronizable: Bool
 
     /// The row's protection class; nil when the column holds no known value.
     var protection: Protection? { Protection(rawValue: keyClass) }

@@ -45,14 +45,26 @@ struct ItemSealer: Sendable {
     /// Seals a record's attributes under its protection class's metadata key.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
-    func sealMetadata(_ record: ItemRecord, token: Data) throws -> Data {
+    func sealMetadata(_ record: ItemRecord, token: Data, random: inout RandomDraw) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(record.protection))
-        var attributes = record.attributes
-        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
-        var plaintext = RecordCodec.encode(attributes)
+        var plaintext = RecordCodec.encode(
+            record.attributes, replacing: record.accessControl.map { [("accc", .data($0.serialized))] } ?? [])
         defer { plaintext.wipe() }
         return try keys.metadata.seal(
-            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token))
+            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token),
+            nonce: random.data(count: OpenSSL.gcmNonceLength))
+    }
+
+    /// Checks that a row's sealed attributes open (they bind the row's class, protection class,
+    /// UUID and primary-key token) without decoding them: a lookup that found the row by its
+    /// token and returns only its secret needs nothing more from them.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
+    ///   the row was altered.
+    func authenticateRecord(_ row: StoredRow) throws {
+        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
     }
 
     /// Opens a row's attributes into a record.
@@ -60,10 +72,17 @@ struct ItemSealer: Sendable {
     /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
     ///   the row was altered (including its protection class).
     func openRecord(_ row: StoredRow) throws -> ItemRecord {
+        try openRecord(row, unless: nil)!
+    }
+
+    /// `openRecord`, except that `excluded` first sees the decrypted record (`RecordCodec`
+    /// form) and, when it returns true, the record is not decoded and the result is nil.
+    func openRecord(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) throws -> ItemRecord? {
         guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
         let keys = try keyRing.classKeys(for: KeybagClass(protection))
         let plaintext = try keys.metadata.open(
             row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
+        if let excluded, try plaintext.withUnsafeBytes(excluded) { return nil }
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
         if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
@@ -81,15 +100,21 @@ struct ItemSealer: Sendable {
     /// Seals a secret under a fresh per-item key: `format ‖ wrapped key ‖ sealed secret`.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when `protection`'s class is locked.
-    func sealSecret<Secret: ContiguousBytes>(_ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data) throws -> Data {
+    func sealSecret<Secret: ContiguousBytes>(
+        _ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data, random: inout RandomDraw
+    ) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(protection))
-        let itemKey = try SymmetricKey.random()
+        let itemKey = random.key()
         let aad = secretAAD(itemClass, protection.rawValue, uuid)
-        let wrapped = try itemKey.bytes.withUnsafeBytes { keyBytes in
-            try keys.itemKeyWrapping.seal(keyBytes, aad: Data("item-key v2".utf8) + aad)
+        let wrapped = try itemKey.withUnsafeBytes { keyBytes in
+            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
         }
-        let sealed = try itemKey.seal(secret, aad: aad)
-        return Data([Self.secretFormat]) + wrapped + sealed
+        let sealed = try SymmetricKey.sealOnce(secret, key: itemKey, aad: aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
+        var blob = Data(capacity: 1 + wrapped.count + sealed.count)
+        blob.append(Self.secretFormat)
+        blob.append(wrapped)
+        blob.append(sealed)
+        return blob
     }
 
     /// Opens a row's sealed secret.
@@ -108,18 +133,39 @@ struct ItemSealer: Sendable {
         guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
             throw KeychainError(.decode, "stored secret is malformed")
         }
-        let start = blob.startIndex + 1
-        let wrapped = blob[start..<(start + wrappedLength)]
         let aad = secretAAD(row.itemClass, row.keyClass, row.uuid)
-        let itemKey = try SymmetricKey(keys.itemKeyWrapping.open(Data(wrapped), aad: Data("item-key v2".utf8) + aad))
-        return try itemKey.open(Data(blob[(start + wrappedLength)...]), aad: aad)
+        return try blob.withUnsafeBytes { bytes in
+            let wrapped = UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + wrappedLength)])
+            let itemKey = try keys.itemKeyWrapping.open(wrapped, aad: Self.itemKeyLabel + aad)
+            return try SymmetricKey.openOnce(UnsafeRawBufferPointer(rebasing: bytes[(1 + wrappedLength)...]), key: itemKey, aad: aad)
+        }
     }
 
-    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> Data {
-        Data("metadata v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid + token
+    private static let metadataLabel = Array("metadata v2\u{0}".utf8)
+    private static let secretLabel = Array("secret v2\u{0}".utf8)
+    private static let itemKeyLabel = Array("item-key v2".utf8)
+
+    /// `metadata v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID ‖ token`.
+    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> [UInt8] {
+        var aad = Self.identity(Self.metadataLabel, itemClass, keyClass, uuid, extra: token.count)
+        token.withUnsafeBytes { aad.append(contentsOf: $0) }
+        return aad
     }
 
-    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> Data {
-        Data("secret v2\u{0}\(itemClass.rawValue)\u{0}\(keyClass)\u{0}".utf8) + uuid
+    /// `secret v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID`.
+    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> [UInt8] {
+        Self.identity(Self.secretLabel, itemClass, keyClass, uuid, extra: 0)
+    }
+
+    private static func identity(_ label: [UInt8], _ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, extra: Int) -> [UInt8] {
+        var bytes = label
+        bytes.reserveCapacity(label.count + 16 + uuid.count + extra)
+        bytes.append(contentsOf: itemClass.rawValue.utf8)
+        bytes.append(0)
+        bytes.append(contentsOf: keyClass.utf8)
+        bytes.append(0)
+        // Appended as a buffer: a `Data` appended as a sequence is copied byte by byte.
+        uuid.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        return bytes
     }
 }

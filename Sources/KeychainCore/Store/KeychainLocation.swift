@@ -26,6 +26,33 @@ public enum KeychainLocation {
 
     private static let lastDefault = Mutex<(environment: [String?], path: String)?>(nil)
 
+    /// The environment variables the default keychain's path depends on, as they were when taken,
+    /// compared with the current ones without building strings.
+    struct Environment: Sendable {
+        private static let names = ["XDG_DATA_HOME", "HOME"]
+        private let values: [[CChar]?]
+
+        /// The variables' current values.
+        init() {
+            values = Self.names.map { name in
+                FileSystem.environmentBytes(name).map { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
+            }
+        }
+
+        /// Whether the variables still have the values they had when this was taken.
+        var isCurrent: Bool {
+            for (name, value) in zip(Self.names, values) {
+                let current = FileSystem.environmentBytes(name)
+                switch (current, value) {
+                case (nil, nil): continue
+                case (let current?, let value?): if value.withUnsafeBufferPointer({ strcmp(current, $0.baseAddress!) }) != 0 { return false }
+                default: return false
+                }
+            }
+            return true
+        }
+    }
+
     /// The path of the keybag that belongs to the database at `path`.
     static func keybagPath(forDatabase path: String) -> String { path + ".keybag" }
 

@@ -49,7 +49,8 @@ enum KeychainMigration {
                 for group in groups { try keychain.registerAccessGroup(group, in: connection) }
                 try store.removeValue(forKey: "key-check", in: connection)
                 try store.setValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
-                try KeychainStore.setVersion(KeychainStore.schemaVersion, in: connection)
+                try KeychainStore.setVersion(2, in: connection)
+                try KeychainStore.upgradeFromVersion2(in: connection)
             }
         }
     }

@@ -9,10 +9,15 @@ import Synchronization
 final class KeychainStore: Sendable {
     /// The schema version this code writes. Version 1 (issue 2) had no protection-class column
     /// and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
-    /// keys as well as SQL.
-    static let schemaVersion: Int64 = 2
+    /// keys as well as SQL. Version 2 indexed every row's protection class and did not record
+    /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone.
+    static let schemaVersion: Int64 = 3
 
-    /// A new database's schema.
+    /// A new database's schema. Each index costs every write a page (a frame in the WAL before
+    /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
+    /// lookups, uniqueness), the UUID (persistent references) and, among protection classes, the
+    /// passcode-only class (whose rows a passcode removal deletes). A class's scan reads the
+    /// table in row order and skips other classes' rows without decrypting them.
     private static let schema = """
         CREATE TABLE items (
             rowid INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -23,8 +28,7 @@ final class KeychainStore: Sendable {
             metadata BLOB NOT NULL,
             secret BLOB
         );
-        CREATE INDEX items_by_class ON items(class, rowid);
-        CREATE INDEX items_by_keyclass ON items(keyclass);
+        CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
         """
@@ -34,6 +38,22 @@ final class KeychainStore: Sendable {
         ALTER TABLE items ADD COLUMN keyclass TEXT NOT NULL DEFAULT '';
         CREATE INDEX items_by_keyclass ON items(keyclass);
         """
+
+    /// The version 2 → 3 upgrade: the class index goes, the protection-class index shrinks to the
+    /// passcode-only class, and since a version-2 keychain never recorded whether it holds
+    /// synchronizable items, one that holds any item is assumed to.
+    static let version2To3 = """
+        DROP INDEX IF EXISTS items_by_class;
+        DROP INDEX items_by_keyclass;
+        CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
+        INSERT OR IGNORE INTO keychain(key, value)
+            SELECT 'synchronizable-items', x'01' WHERE EXISTS (SELECT 1 FROM items);
+        """
+
+    /// The `keychain` table's entry that exists once a synchronizable item has been written (it
+    /// stays while items remain: lookups that leave the synchronizable flag open try the
+    /// synchronizable token only when it exists).
+    private static let synchronizableItemsKey = "synchronizable-items"
 
     /// The database file.
     let path: String
@@ -56,6 +76,8 @@ final class KeychainStore: Sendable {
                 if version == 0 {
                     try connection.execute(Self.schema)
                     try Self.setVersion(Self.schemaVersion, in: connection)
+                } else if version == 2 {
+                    try Self.upgradeFromVersion2(in: connection)
                 }
             }
         }
@@ -64,6 +86,12 @@ final class KeychainStore: Sendable {
     /// The schema version of the database (`PRAGMA user_version`).
     static func version(in connection: SQLiteConnection) throws -> Int64 {
         try connection.statement("PRAGMA user_version").rows { $0.int64(0) }.first ?? 0
+    }
+
+    /// Upgrades a version-2 database to the current schema (inside the caller's transaction).
+    static func upgradeFromVersion2(in connection: SQLiteConnection) throws {
+        try connection.execute(version2To3)
+        try setVersion(schemaVersion, in: connection)
     }
 
     /// Records the schema version.
@@ -114,26 +142,57 @@ final class KeychainStore: Sendable {
 
     private static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret"
 
-    private static func readRow(_ statement: SQLiteStatement) throws -> StoredRow {
-        guard let itemClass = statement.text(1).flatMap(ItemClass.init), let keyClass = statement.text(2),
-            let uuid = statement.blob(3), let token = statement.blob(4), let metadata = statement.blob(5)
+    /// The row whose columns start at column `first` of the statement's current result.
+    private static func readRow(_ statement: SQLiteStatement, from first: Int32) throws -> StoredRow {
+        guard let itemClass = statement.text(first + 1).flatMap(ItemClass.init), let keyClass = statement.text(first + 2),
+            let uuid = statement.blob(first + 3), let token = statement.blob(first + 4),
+            let metadata = statement.blob(first + 5)
         else { throw KeychainError(.decode, "a stored row is malformed") }
         return StoredRow(
-            rowID: statement.int64(0), itemClass: itemClass, keyClass: keyClass, uuid: uuid, primaryKeyToken: token,
-            metadata: metadata, secret: statement.blob(6))
+            rowID: statement.int64(first), itemClass: itemClass, keyClass: keyClass, uuid: uuid, primaryKeyToken: token,
+            metadata: metadata, secret: statement.blob(first + 6), isSynchronizable: false)
     }
 
-    /// Rows whose primary-key token is one of `tokens`, in row order: a point lookup on the unique
-    /// index per token (an `IN` list would make SQLite build an ephemeral table every time). Callers
-    /// run it inside a transaction, so all lookups see one snapshot.
-    func rows(primaryKeyTokens tokens: [Data], in connection: SQLiteConnection) throws -> [StoredRow] {
-        let statement = try connection.statement("SELECT \(Self.columns) FROM items WHERE pk = ?")
-        var rows: [StoredRow] = []
-        for token in tokens {
-            rows += try statement.bind([.blob(token)]).rows(Self.readRow)
-        }
-        return rows.count > 1 ? rows.sorted { $0.rowID < $1.rowID } : rows
+    private static func readRow(_ statement: SQLiteStatement) throws -> StoredRow {
+        try readRow(statement, from: 0)
     }
+
+    /// The row holding primary-key token `token`, if any (a point lookup on the unique index).
+    func row(primaryKeyToken token: Data, in connection: SQLiteConnection) throws -> StoredRow? {
+        try connection.statement(Self.selectByToken).bind([.blob(token)]).rows(Self.readRow).first
+    }
+
+    /// The row holding `token`, and whether synchronizable items may exist, read by one statement
+    /// (so the answer is as current as the row, whichever process wrote last): a lookup that
+    /// leaves the synchronizable flag open tries the second token only when they may.
+    func rowAndSynchronizableItems(
+        primaryKeyToken token: Data, in connection: SQLiteConnection
+    ) throws -> (row: StoredRow?, synchronizableItemsMayExist: Bool) {
+        let statement = try connection.statement(Self.selectByTokenAndSynchronizableItems)
+        try statement.bind([.blob(token)])
+        defer { statement.reset() }
+        guard try statement.step() else { return (nil, true) }
+        let mayExist = statement.int64(0) != 0
+        guard !statement.isNull(1) else { return (nil, mayExist) }
+        return (try Self.readRow(statement, from: 1), mayExist)
+    }
+
+    private static let selectByToken = PreparedSQL("SELECT \(columns) FROM items WHERE pk = ?")
+    private static let selectByTokenAndSynchronizableItems = PreparedSQL(
+        """
+        SELECT EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
+            columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+        FROM (SELECT 1) LEFT JOIN items ON items.pk = ?
+        """)
+    private static let insertRow = PreparedSQL(
+        "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?, ?)")
+    private static let updateRow = PreparedSQL(
+        "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
+    private static let updateSealedParts = PreparedSQL("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?")
+    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ?")
+    private static let insertSynchronizableItems = PreparedSQL(
+        "INSERT OR IGNORE INTO keychain(key, value) VALUES ('\(synchronizableItemsKey)', x'01')")
+    private static let insertAccessGroup = PreparedSQL("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
 
     /// The row with item UUID `uuid`.
     func row(uuid: Data, in connection: SQLiteConnection) throws -> StoredRow? {
@@ -160,10 +219,9 @@ final class KeychainStore: Sendable {
 
     /// Inserts a row; a primary-key collision throws `errSecDuplicateItem`.
     func insert(_ row: StoredRow, in connection: SQLiteConnection) throws -> Int64 {
+        if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
         do {
-            try connection.statement(
-                "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?, ?)"
-            ).bind([
+            try connection.statement(Self.insertRow).bind([
                 .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
                 .blob(row.metadata),
                 row.secret.map(SQLiteValue.blob) ?? .null,
@@ -175,11 +233,19 @@ final class KeychainStore: Sendable {
     }
 
     /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
-    /// `errSecDuplicateItem`.
-    func update(_ row: StoredRow, in connection: SQLiteConnection) throws {
+    /// `errSecDuplicateItem`. With `sameKey` (the caller keeps the row's token and protection
+    /// class) only the sealed parts are written: no index entry is rewritten, so the update
+    /// dirties the row's page alone.
+    func update(_ row: StoredRow, sameKey: Bool = false, in connection: SQLiteConnection) throws {
+        if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
+        if sameKey {
+            try connection.statement(Self.updateSealedParts).bind([
+                .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
+            ]).run()
+            return
+        }
         do {
-            try connection.statement("UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
-                .bind([
+            try connection.statement(Self.updateRow).bind([
                     .text(row.keyClass), .blob(row.primaryKeyToken), .blob(row.metadata),
                     row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()
@@ -190,19 +256,27 @@ final class KeychainStore: Sendable {
 
     /// Deletes the row with `rowID`.
     func delete(rowID: Int64, in connection: SQLiteConnection) throws {
-        try connection.statement("DELETE FROM items WHERE rowid = ?").bind([.integer(rowID)]).run()
+        try connection.statement(Self.deleteRow).bind([.integer(rowID)]).run()
     }
 
-    /// Deletes every row of protection class `keyClass`; returns how many.
+    /// Deletes every row of the passcode-only protection class (`akpu`, through its partial
+    /// index); returns how many.
     @discardableResult
-    func deleteRows(keyClass: String, in connection: SQLiteConnection) throws -> Int {
-        try connection.statement("DELETE FROM items WHERE keyclass = ?").bind([.text(keyClass)]).run()
+    func deletePasscodeClassRows(in connection: SQLiteConnection) throws -> Int {
+        try connection.statement("DELETE FROM items WHERE keyclass = 'akpu'").run()
         return connection.changes
     }
 
-    /// Deletes every row (a restore replaces the keychain's contents).
+    /// Deletes every row (a restore replaces the keychain's contents); with the rows goes the
+    /// record that synchronizable items exist (the rows inserted next set it again).
     func deleteAllRows(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM items").run()
+        try removeValue(forKey: Self.synchronizableItemsKey, in: connection)
+    }
+
+    /// Records, in the writing transaction, that a synchronizable item exists.
+    private func recordSynchronizableItems(in connection: SQLiteConnection) throws {
+        try connection.statement(Self.insertSynchronizableItems).run()
     }
 
     /// Every row, for whole-keychain operations (dump, export).
@@ -214,8 +288,7 @@ final class KeychainStore: Sendable {
 
     /// Records that items of a group exist (sealed name under a keyed token).
     func registerAccessGroup(token: Data, sealedName: Data, in connection: SQLiteConnection) throws {
-        try connection.statement("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
-            .bind([.blob(token), .blob(sealedName)]).run()
+        try connection.statement(Self.insertAccessGroup).bind([.blob(token), .blob(sealedName)]).run()
     }
 
     /// Forgets every registered group (the version-1 migration re-registers them under new keys).

@@ -41,7 +41,8 @@ struct PrimaryKeyEncoding {
             return (itemClass, Array(key.dropLast(itemClass.isStored ? 2 : 0)))
         })
 
-    private static func leadingMembers(of itemClass: ItemClass) -> [AttributeDescriptor] {
+    /// `itemClass`'s primary-key members before the access group (a keyed lookup names them all).
+    static func leadingMembers(of itemClass: ItemClass) -> [AttributeDescriptor] {
         leading[itemClass] ?? []
     }
 
@@ -51,7 +52,7 @@ struct PrimaryKeyEncoding {
         bytes.append(0)
         bytes.append(contentsOf: attribute.name.utf8)
         let lengthOffset = bytes.count
-        bytes.append(contentsOf: [0, 0, 0, 0])
+        for _ in 0..<4 { bytes.append(0) }
         let start = bytes.count
         switch (attribute.kind, value) {
         case (.blob, _), (.data, _), (.digest, _):
@@ -64,7 +65,7 @@ struct PrimaryKeyEncoding {
             bytes.append(contentsOf: text.utf8)
         case (_, .data(let data)):
             bytes.append(UInt8(ascii: "d"))
-            bytes.append(contentsOf: data)
+            data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         case (_, .date):
             bytes.append(UInt8(ascii: "t"))
             appendComparable(value, to: &bytes)
@@ -77,25 +78,15 @@ struct PrimaryKeyEncoding {
     private static func appendComparable(_ value: AttributeValue, to bytes: inout [UInt8]) {
         switch value {
         case .string(let text): bytes.append(contentsOf: text.utf8)
-        case .data(let data): bytes.append(contentsOf: data)
+        case .data(let data): data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         case .integer, .date: bytes.append(contentsOf: value.comparableBytes)
         }
     }
 }
 
 extension ItemSealer {
-    /// The tokens of a primary key for each access group and synchronizable flag, in that order.
-    func primaryKeyTokens(
-        itemClass: ItemClass, attributes: [String: AttributeValue], accessGroups: [String], synchronizable: [Bool]
-    ) throws -> [Data] {
-        let encoding = PrimaryKeyEncoding(itemClass: itemClass, attributes: attributes)
-        var tokens: [Data] = []
-        tokens.reserveCapacity(accessGroups.count * synchronizable.count)
-        for group in accessGroups {
-            for flag in synchronizable {
-                tokens.append(try keyRing.index.tokens.authenticationCode(for: encoding.message(accessGroup: group, synchronizable: flag)))
-            }
-        }
-        return tokens
+    /// The token of the primary key `encoding` holds, with `accessGroup` and `synchronizable`.
+    func primaryKeyToken(_ encoding: PrimaryKeyEncoding, accessGroup: String, synchronizable: Bool) throws -> Data {
+        try keyRing.index.tokens.authenticationCode(for: encoding.message(accessGroup: accessGroup, synchronizable: synchronizable))
     }
 }

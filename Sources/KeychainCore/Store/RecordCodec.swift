@@ -15,31 +15,83 @@ enum RecordCodec {
 
     /// Encodes attribute values (the access control travels as data under `accc`).
     static func encode(_ attributes: [String: AttributeValue]) -> Data {
-        var output: [UInt8] = [version]
-        output.reserveCapacity(256)
-        appendInteger(UInt32(attributes.count), to: &output)
-        for (name, value) in attributes.sorted(by: { $0.key < $1.key }) {
-            output.append(UInt8(name.utf8.count))
-            output.append(contentsOf: name.utf8)
+        encode(attributes, replacing: [])
+    }
+
+    /// Encodes `attributes` with the entries of `replacements` in place of theirs (a nil value
+    /// leaves the attribute out), without building a changed copy of the dictionary.
+    static func encode(_ attributes: [String: AttributeValue], replacing replacements: [(String, AttributeValue?)]) -> Data {
+        var entries: [(key: String, value: AttributeValue)] = []
+        entries.reserveCapacity(attributes.count + replacements.count)
+        for entry in attributes where !replacements.contains(where: { $0.0 == entry.key }) { entries.append(entry) }
+        for case let (name, value?) in replacements { entries.append((name, value)) }
+        entries.sort { $0.key < $1.key }
+        // The exact size first, so the record is written once into its final buffer.
+        var size = 1 + 4
+        for (name, value) in entries {
+            size += 1 + name.utf8.count + 1
             switch value {
-            case .string(let text):
-                output.append(Tag.string.rawValue)
-                appendInteger(UInt32(text.utf8.count), to: &output)
-                output.append(contentsOf: text.utf8)
-            case .data(let data):
-                output.append(Tag.data.rawValue)
-                appendInteger(UInt32(data.count), to: &output)
-                output.append(contentsOf: data)
-            case .integer(let number):
-                output.append(Tag.integer.rawValue)
-                appendInteger(UInt64(bitPattern: number), to: &output)
-            case .date(let date):
-                output.append(Tag.date.rawValue)
-                appendInteger(date.timeIntervalSinceReferenceDate.bitPattern, to: &output)
+            case .string(let text): size += 4 + text.utf8.count
+            case .data(let data): size += 4 + data.count
+            case .integer, .date: size += 8
             }
         }
-        defer { output.withUnsafeMutableBytes { SecureBytes.wipe($0) } }
-        return Data(output)
+        var output = Data(count: size)
+        output.withUnsafeMutableBytes { buffer in
+            var writer = Writer(buffer: buffer)
+            writer.byte(version)
+            writer.integer(UInt32(entries.count))
+            for (name, value) in entries {
+                writer.byte(UInt8(name.utf8.count))
+                writer.bytes(name.utf8)
+                switch value {
+                case .string(let text):
+                    writer.byte(Tag.string.rawValue)
+                    writer.integer(UInt32(text.utf8.count))
+                    writer.bytes(text.utf8)
+                case .data(let data):
+                    writer.byte(Tag.data.rawValue)
+                    writer.integer(UInt32(data.count))
+                    writer.bytes(data)
+                case .integer(let number):
+                    writer.byte(Tag.integer.rawValue)
+                    writer.integer(UInt64(bitPattern: number))
+                case .date(let date):
+                    writer.byte(Tag.date.rawValue)
+                    writer.integer(date.timeIntervalSinceReferenceDate.bitPattern)
+                }
+            }
+            precondition(writer.offset == buffer.count, "record size miscounted")
+        }
+        return output
+    }
+
+    /// A cursor writing into a buffer sized for what it writes.
+    private struct Writer {
+        let buffer: UnsafeMutableRawBufferPointer
+        var offset = 0
+
+        mutating func byte(_ value: UInt8) {
+            buffer[offset] = value
+            offset += 1
+        }
+
+        mutating func integer<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.bigEndian) { bytes(UnsafeRawBufferPointer($0)) }
+        }
+
+        mutating func bytes(_ source: UnsafeRawBufferPointer) {
+            guard source.count > 0 else { return }
+            (buffer.baseAddress! + offset).copyMemory(from: source.baseAddress!, byteCount: source.count)
+            offset += source.count
+        }
+
+        mutating func bytes<Bytes: Sequence>(_ source: Bytes) where Bytes.Element == UInt8 {
+            if let done: Void = source.withContiguousStorageIfAvailable({ bytes(UnsafeRawBufferPointer($0)) }) {
+                return done
+            }
+            for value in source { byte(value) }
+        }
     }
 
     /// Decodes what `encode` produced.
@@ -78,6 +130,45 @@ enum RecordCodec {
         }
     }
 
+    /// The value stored under `name` in an encoded record, decoded alone; nil when the record has
+    /// no such entry. A scan checks a row's criteria with it before decoding the whole record.
+    ///
+    /// - Throws: `errSecDecode` for a malformed record.
+    static func value(named name: String, in buffer: UnsafeRawBufferPointer) throws -> AttributeValue? {
+        var reader = Reader(buffer: buffer)
+        guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
+        let count = try reader.integer(UInt32.self)
+        var wanted = name
+        return try wanted.withUTF8 { wanted in
+            for _ in 0..<count {
+                let entryName = try reader.bytes(Int(try reader.byte()))
+                let matches = entryName.elementsEqual(UnsafeRawBufferPointer(wanted))
+                guard let tag = Tag(rawValue: try reader.byte()) else {
+                    throw KeychainError(.decode, "unknown value tag in record")
+                }
+                switch tag {
+                case .string:
+                    let bytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+                    guard matches else { continue }
+                    guard let text = String(validatingUTF8Bytes: bytes) else {
+                        throw KeychainError(.decode, "record text is not UTF-8")
+                    }
+                    return .string(text)
+                case .data:
+                    let bytes = try reader.bytes(Int(try reader.integer(UInt32.self)))
+                    if matches { return .data(Data(bytes)) }
+                case .integer:
+                    let number = Int64(bitPattern: try reader.integer(UInt64.self))
+                    if matches { return .integer(number) }
+                case .date:
+                    let bits = try reader.integer(UInt64.self)
+                    if matches { return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits))) }
+                }
+            }
+            return nil
+        }
+    }
+
     /// The catalog's short names by their four bytes, so decoding a record does not build a
     /// new string per attribute.
     private static let namesByBytes: [UInt32: String] = Dictionary(
@@ -94,10 +185,6 @@ enum RecordCodec {
             throw KeychainError(.decode, "record attribute name is not UTF-8")
         }
         return name
-    }
-
-    private static func appendInteger<T: FixedWidthInteger>(_ value: T, to output: inout [UInt8]) {
-        withUnsafeBytes(of: value.bigEndian) { output.append(contentsOf: $0) }
     }
 
     /// A bounds-checked cursor over a byte buffer.
@@ -125,9 +212,10 @@ enum RecordCodec {
 }
 
 extension String {
-    /// Decodes UTF-8, returning nil for invalid sequences instead of repairing them.
+    /// Decodes UTF-8, returning nil for invalid sequences instead of repairing them (the
+    /// standard library's validation: no Foundation encoding machinery per string).
     init?(validatingUTF8Bytes bytes: UnsafeRawBufferPointer) {
-        guard let text = String(bytes: bytes, encoding: .utf8) else { return nil }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         self = text
     }
 }

@@ -137,6 +137,13 @@ enum FileSystem {
     }
 
     /// The value of an environment variable, read without building the whole environment.
+    /// An environment variable's value as the C string `getenv` returns; nil when unset or
+    /// empty (as `environment` treats it).
+    static func environmentBytes(_ name: String) -> UnsafePointer<CChar>? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return UnsafePointer(value)
+    }
+
     static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)

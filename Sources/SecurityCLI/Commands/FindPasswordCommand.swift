@@ -15,7 +15,9 @@ enum FindPasswordCommand {
         let keychains = try KeychainSession.searchList(options.keychains)
         let wantsPassword = options.showPassword || options.passwordOnly
         var request = options.searchRequest(kind)
-        request.returns = wantsPassword ? [.attributes, .data] : [.attributes]
+        // `-w` prints the password alone, so nothing else is asked for (a lookup by primary key
+        // then needs no attribute decoded).
+        request.returns = options.passwordOnly ? [.data] : wantsPassword ? [.attributes, .data] : [.attributes]
         let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
 
         var password = [UInt8](item.data ?? Data())

@@ -52,7 +52,7 @@ enum RecordDecoderFuzzer {
             guard let sealer else { return }
             let row = StoredRow(
                 rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: Data(count: 32),
-                metadata: Data(), secret: bytes)
+                metadata: Data(), secret: bytes, isSynchronizable: false)
             if (try? sealer.openSecret(bytes, of: row)) != nil {
                 throw FuzzFailure("arbitrary bytes opened as a secret")
             }
@@ -73,7 +73,7 @@ enum RecordDecoderFuzzer {
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: bytes.prefix(16),
             primaryKeyToken: bytes.dropFirst(16).prefix(32),
-            metadata: bytes.dropFirst(48), secret: nil)
+            metadata: bytes.dropFirst(48), secret: nil, isSynchronizable: false)
         if (try? sealer.openRecord(row)) != nil { throw FuzzFailure("a forged row opened") }
     }
 
@@ -81,7 +81,8 @@ enum RecordDecoderFuzzer {
     private static func alteredRecord(_ bytes: Data) throws {
         guard let sealer else { return }
         let token = try sealer.primaryKeyToken(itemClass: .genericPassword, attributes: record.attributes)
-        let sealed = try sealer.sealMetadata(record, token: token)
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: false))
+        let sealed = try sealer.sealMetadata(record, token: token, random: &random)
         var altered = sealed
         var changes = FuzzInput(bytes.withUnsafeBytes { UnsafeRawBufferPointer($0) })
         for _ in 0..<min(bytes.count / 3, 8) {
@@ -95,7 +96,7 @@ enum RecordDecoderFuzzer {
         }
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: token, metadata: altered,
-            secret: nil)
+            secret: nil, isSynchronizable: false)
         guard let opened = try? sealer.openRecord(row) else {
             if altered == sealed { throw FuzzFailure("an unaltered record did not open") }
             return

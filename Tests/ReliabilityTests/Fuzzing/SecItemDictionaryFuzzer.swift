@@ -53,7 +53,7 @@ enum SecItemDictionaryFuzzer {
                 input.below(16) == 0 ? AnyHashable(NSNumber(value: input.below(4))) : AnyHashable(input.text(keys, maximum: 12))
             dictionary.setObject(value(&input, depth: 0), forKey: key)
         }
-        let entries: [String: RequestValue]
+        let entries: RequestEntries
         do {
             entries = try RequestBridge.dictionary(dictionary)
         } catch let error as KeychainError {

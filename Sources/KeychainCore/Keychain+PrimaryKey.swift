@@ -1,0 +1,209 @@
+import Foundation
+
+extension Keychain {
+    /// Whether every criterion of `request` is a primary-key attribute (so a token match decides it).
+    static func namesOnlyPrimaryKey(_ request: ItemRequest) -> Bool {
+        guard request.hostOrSubdomain == nil && !request.caseInsensitive else { return false }
+        let key = AttributeCatalog.primaryKey(of: request.itemClass)
+        return request.attributes.keys.allSatisfy { name in key.contains { $0.name == name } }
+    }
+
+    /// The rows a query names when it gives every primary-key attribute except the access group
+    /// and synchronizable flag, in row order: one point lookup on the unique index per access
+    /// group and synchronizable value the query leaves open; nil when the query must read the
+    /// class's rows. Callers run it inside a transaction, so all lookups see one snapshot.
+    ///
+    /// The synchronizable token is tried only when synchronizable items may exist: the first
+    /// lookup reads that fact in the same statement (`KeychainStore.rowAndSynchronizableItems`),
+    /// so a keychain without them costs one token and one lookup per group.
+    func primaryKeyRows(
+        for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
+    ) throws -> [StoredRow]? {
+        switch try keyedLookup(request, context: context, in: connection, singleStatement: false) {
+        case .notKeyed: return nil
+        case .rows(let rows): return rows
+        case .needsTransaction: preconditionFailure("a keyed lookup in a transaction needs no other")
+        }
+    }
+
+    private enum KeyedLookup {
+        /// The query does not name the primary key.
+        case notKeyed
+        /// The rows holding the query's tokens, in row order.
+        case rows([StoredRow])
+        /// More than one statement is needed, and they must share a transaction.
+        case needsTransaction
+    }
+
+    /// `primaryKeyRows`; with `singleStatement`, for a caller outside a transaction, only a lookup
+    /// that one statement answers is made: anything more is `.needsTransaction`.
+    private func keyedLookup(
+        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, singleStatement: Bool
+    ) throws -> KeyedLookup {
+        guard !request.caseInsensitive else { return .notKeyed }
+        let attributes = request.attributes
+        for attribute in PrimaryKeyEncoding.leadingMembers(of: request.itemClass)
+        where attributes.index(forKey: attribute.name) == nil {
+            return .notKeyed
+        }
+        let groups: [String]
+        if case .string(let group)? = attributes["agrp"] {
+            groups = [group]
+        } else if context.allowsAllGroups {
+            if singleStatement { return .needsTransaction }
+            groups = try knownAccessGroups(in: connection)
+        } else {
+            groups = context.accessGroups
+        }
+        if singleStatement && groups.count > 1 { return .needsTransaction }
+        // The synchronizable values to try: the one asked for, or both (false first).
+        let onlyFlag: Bool?
+        if case .only(let flag) = request.synchronizable { onlyFlag = flag } else { onlyFlag = nil }
+        let encoding = PrimaryKeyEncoding(itemClass: request.itemClass, attributes: attributes)
+        var rows: [StoredRow] = []
+        var synchronizableItemsMayExist: Bool?
+        for group in groups {
+            for flag in [false, true] where onlyFlag.map({ $0 == flag }) ?? (!flag || synchronizableItemsMayExist != false) {
+                let token = try sealer.primaryKeyToken(encoding, accessGroup: group, synchronizable: flag)
+                let row: StoredRow?
+                if synchronizableItemsMayExist == nil {
+                    (row, synchronizableItemsMayExist) = try store.rowAndSynchronizableItems(
+                        primaryKeyToken: token, in: connection)
+                    if singleStatement && synchronizableItemsMayExist == true && onlyFlag == nil { return .needsTransaction }
+                } else {
+                    row = try store.row(primaryKeyToken: token, in: connection)
+                }
+                if let row { rows.append(row) }
+            }
+        }
+        return .rows(rows.count > 1 ? rows.sorted { $0.rowID < $1.rowID } : rows)
+    }
+
+    /// `search` for a query that names exactly the primary key (nothing else but the access group
+    /// and synchronizable flag); nil for other queries.
+    ///
+    /// The token proves what `forEachMatch` would check on the opened record: the primary-key
+    /// values (encoded as compared), the access group (tokens are made only for the caller's
+    /// groups) and the synchronizable flag. So the record is opened only to authenticate the
+    /// row, which binds the token to the row's UUID, class and protection class (and through the
+    /// UUID to its secret), and decoded only when attributes or a reference are asked for.
+    /// Locked rows and damaged rows are treated as `forEachMatch` treats them: a locked row stops
+    /// the search, and when no intact row was found but a damaged one was (its record or secret
+    /// fails authentication, or it holds the token under another class) the search throws
+    /// `errSecDecode`. A lookup that one statement answers (one access group, no synchronizable
+    /// items) runs without a transaction around it.
+    func searchByPrimaryKey(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult]? {
+        guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request) else { return nil }
+        let rows: [StoredRow]? = try store.withConnection { connection in
+            switch try keyedLookup(request, context: context, in: connection, singleStatement: true) {
+            case .notKeyed: return nil
+            case .rows(let rows): return rows
+            case .needsTransaction:
+                return try connection.readTransaction { try primaryKeyRows(for: request, context: context, in: connection) }
+            }
+        }
+        guard let rows else { return nil }
+        let decodes = request.returns.contains(.attributes) || request.returns.contains(.reference)
+        var results: [ItemResult] = []
+        var foundDamage = false
+        for row in rows {
+            // A token binds the class, so a row of another class holding it was altered.
+            guard row.itemClass == request.itemClass else {
+                foundDamage = true
+                continue
+            }
+            let result: ItemResult?
+            do {
+                if decodes {
+                    guard let record = try openIfAuthentic(row) else {
+                        foundDamage = true
+                        continue
+                    }
+                    result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true)
+                } else {
+                    guard try isAuthentic(row) else {
+                        foundDamage = true
+                        continue
+                    }
+                    result = try makeKeyedResult(row, returns: request.returns)
+                }
+            } catch let error as KeychainError where error.code == .decode {
+                foundDamage = true
+                continue
+            }
+            if let result { results.append(result) }
+            if let limit, results.count >= limit { break }
+        }
+        if results.isEmpty && foundDamage {
+            throw KeychainError(.decode, "the item failed authentication: it was damaged or altered")
+        }
+        return results
+    }
+
+    /// `delete` for a query that names exactly the primary key, inside the caller's write
+    /// transaction: the rows its tokens find are deleted without decoding their records (the
+    /// token proves the match). Returns the number deleted; nil for other queries.
+    ///
+    /// As `forEachCandidate` with `lockedKeyMatches` and a `damaged` handler: a locked row is
+    /// deleted (the index decides the match), and when every row found is damaged (it fails
+    /// authentication, or holds the token under another class) those rows are deleted, so that
+    /// the primary key can be used again.
+    func deleteByPrimaryKey(_ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection) throws -> Int? {
+        guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request),
+            let rows = try primaryKeyRows(for: request, context: context, in: connection)
+        else { return nil }
+        var intact: [Int64] = []
+        var damaged: [Int64] = []
+        for row in rows {
+            guard row.itemClass == request.itemClass else {
+                damaged.append(row.rowID)
+                continue
+            }
+            do {
+                try sealer.authenticateRecord(row)
+            } catch let error as KeychainError where error.code == .interactionNotAllowed {
+                // Locked: deleted all the same.
+            } catch {
+                damaged.append(row.rowID)
+                continue
+            }
+            intact.append(row.rowID)
+        }
+        let doomed = intact.isEmpty ? damaged : intact
+        for rowID in doomed { try store.delete(rowID: rowID, in: connection) }
+        return doomed.count
+    }
+
+    /// Whether a row's sealed attributes open; false when it was altered (skipped, as
+    /// `openIfAuthentic` skips it).
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
+    private func isAuthentic(_ row: StoredRow) throws -> Bool {
+        do {
+            try sealer.authenticateRecord(row)
+            return true
+        } catch let error as KeychainError where error.code == .interactionNotAllowed {
+            throw error
+        } catch {
+            return false
+        }
+    }
+
+    /// `makeResult` for returns that need no attribute (data, persistent reference): built from
+    /// the row alone; the secret in a buffer zeroed when released.
+    ///
+    /// - Throws: `errSecDecode` when the secret fails authentication.
+    private func makeKeyedResult(_ row: StoredRow, returns: ReturnOptions) throws -> ItemResult? {
+        var result = ItemResult(itemClass: row.itemClass)
+        if returns.contains(.data), let blob = row.secret {
+            guard let secret = try readableSecretBytes(blob, of: row) else {
+                throw KeychainError(.decode, "the item's secret failed authentication")
+            }
+            result.data = Data.zeroingCopy(of: secret)
+        }
+        if returns.contains(.persistentReference) {
+            result.persistentReference = PersistentReference(itemClass: row.itemClass, uuid: row.uuid).data
+        }
+        return result
+    }
+}
