@@ -279,40 +279,45 @@ extension Keychain {
         }
         defer { secret?.wipe() }
         record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
-        // A secret moves with its item to another protection class: it is sealed again.
-        let resealSecret = changes.secret != nil || record.protection != original.protection
         // The row's token (authenticated with the record) stays while the primary key does.
         let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
             record.attributes[$0.name] == original.attributes[$0.name]
         }
-        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: resealSecret && secret != nil))
+        // Both sealed parts bind the row's generation, which every write advances: the secret is
+        // sealed again even when it does not change.
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
         var updated = try seal(
-            record, secret: resealSecret ? secret : nil, token: keyUnchanged ? row.primaryKeyToken : nil, random: &random)
-        if !resealSecret { updated.secret = row.secret }
+            record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil, generation: row.generation + 1,
+            random: &random)
         updated.rowID = row.rowID
         try store.update(updated, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 
-    /// Seals a record (and its secret, when given) into a row, under the keys of its protection class.
+    /// Seals a record (and its secret, when given) into a row at `generation` (1 for a new row),
+    /// under the keys of its protection class.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
-    func seal(_ record: ItemRecord, secret: Data?) throws -> StoredRow {
+    func seal(_ record: ItemRecord, secret: Data?, generation: Int64 = 1) throws -> StoredRow {
         var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
-        return try seal(record, secret: secret, random: &random)
+        return try seal(record, secret: secret, generation: generation, random: &random)
     }
 
     /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`,
     /// when given, is the record's primary-key token, already known.
-    func seal(_ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, random: inout RandomDraw) throws -> StoredRow {
+    func seal(
+        _ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, generation: Int64 = 1, random: inout RandomDraw
+    ) throws -> StoredRow {
         let token = try knownToken ?? sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
         return StoredRow(
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
-            primaryKeyToken: token, metadata: try sealer.sealMetadata(record, token: token, random: &random),
+            primaryKeyToken: token,
+            metadata: try sealer.sealMetadata(record, token: token, generation: generation, random: &random),
             secret: try secret.map {
                 try sealer.sealSecret(
-                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, random: &random)
-            }, isSynchronizable: record.isSynchronizable)
+                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
+                    random: &random)
+            }, isSynchronizable: record.isSynchronizable, generation: generation)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.

@@ -126,7 +126,6 @@ public final class Keychain: Sendable {
         try FileSystem.makePrivateDirectory(directory)
         try FileSystem.requireNotWritableByOthers(directory)
         deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
-        store = try KeychainStore(path: path)
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
 
         var (keybag, keys): (Keybag, [KeybagClass: SymmetricKey])
@@ -153,6 +152,7 @@ public final class Keychain: Sendable {
             passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped,
             autoLock: keybag.settings.autoLockInterval, clock: options.clock)
         sealer = ItemSealer(keyRing: keyRing)
+        store = try KeychainStore(path: path, ledger: RollbackLedger(key: keyRing.index.ledger))
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
         try store.withConnection { connection in

@@ -86,8 +86,9 @@ struct KeyedLookupTests {
         let keychain = temporary.keychain
         _ = try keychain.add(Self.item("svc", "synced", synchronizable: true, secret: "s"), context: Self.context)
         _ = try keychain.add(Self.item("svc", "plain", secret: "p"), context: Self.context)
-        // Make the file what version 2 wrote: no record of synchronizable items, every row's
-        // protection class indexed.
+        // Make the file what version 2 wrote: rows without generations, no record of
+        // synchronizable items, every row's protection class indexed.
+        try temporary.rewriteAsVersion3()
         try temporary.sql(
             """
             DELETE FROM keychain WHERE key = 'synchronizable-items';
@@ -110,6 +111,7 @@ struct KeyedLookupTests {
     @Test("an empty version-2 keychain is upgraded without the record, so its lookups make one token")
     func upgradeEmptyFromVersion2() throws {
         let temporary = try TemporaryKeychain()
+        try temporary.rewriteAsVersion3()
         try temporary.sql(
             """
             DROP INDEX items_of_passcode_class;

@@ -62,6 +62,23 @@ struct TemporaryKeychain {
         return try Keychain.open(path: keychain.path, create: false, options: options)
     }
 
+    /// Rewrites the database as schema version 3 wrote it: every row sealed without a generation,
+    /// no generation column and no rollback ledger.
+    func rewriteAsVersion3() throws {
+        let connection = try SQLiteConnection(path: keychain.path)
+        try connection.writeTransaction {
+            for row in try keychain.store.allRows(in: connection) {
+                let record = try keychain.sealer.openRecord(row)
+                let secret = try row.secret.map { try keychain.sealer.openSecret($0, of: row) }
+                let legacy = try keychain.seal(record, secret: secret, generation: 0)
+                try connection.statement("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?").bind([
+                    .blob(legacy.metadata), legacy.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
+                ]).run()
+            }
+            try connection.execute("DROP TABLE ledger; ALTER TABLE items DROP COLUMN gen; PRAGMA user_version = 3")
+        }
+    }
+
     /// Copies the database (with its WAL) to `path`.
     func copyDatabase(to path: String) throws {
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: keychain.path + suffix) {

@@ -17,14 +17,17 @@ struct ClassKeys: Sendable {
 
 /// The keys derived from the keybag's index key, available whenever the keychain is open:
 /// `tokens` keys the primary-key and access-group tokens (so duplicates are detected while
-/// locked), `groupNames` seals the access-group names of the group table.
+/// locked), `groupNames` seals the access-group names of the group table, `ledger` authenticates
+/// the rollback ledger (`RollbackLedger`).
 struct IndexKeys: Sendable {
     let tokens: SymmetricKey
     let groupNames: SymmetricKey
+    let ledger: SymmetricKey
 
     /// Derives the index keys from the keybag's index key.
     init(indexKey: SymmetricKey) throws {
         tokens = try indexKey.derive(purpose: "keyed tokens v2")
         groupNames = try indexKey.derive(purpose: "access group names v2")
+        ledger = try indexKey.derive(purpose: "rollback ledger v1")
     }
 }

@@ -9,6 +9,9 @@ import Foundation
 ///   class fails to open. After opening, the record's `pdmn` must equal the row's class.
 /// - The secret is sealed under a fresh per-item key; that key is wrapped by the class's
 ///   item-key wrapping key. Both bind the class, the protection class and the UUID.
+/// - Both parts also bind the row's generation (rows of schema 4 and later), and a row opens only
+///   if the rollback ledger names that generation (`StoredRow.isCurrent`): an older version of
+///   the row, authentic on its own, is refused like a damaged one.
 /// - Primary-key tokens are HMAC-SHA256 over the class and the primary-key values under the index
 ///   token key, which is always available: equal keys give equal tokens, so a unique index
 ///   enforces uniqueness even while the keychain is locked, yet the file reveals neither values
@@ -45,13 +48,13 @@ struct ItemSealer: Sendable {
     /// Seals a record's attributes under its protection class's metadata key.
     ///
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
-    func sealMetadata(_ record: ItemRecord, token: Data, random: inout RandomDraw) throws -> Data {
+    func sealMetadata(_ record: ItemRecord, token: Data, generation: Int64, random: inout RandomDraw) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(record.protection))
         var plaintext = RecordCodec.encode(
             record.attributes, replacing: record.accessControl.map { [("accc", .data($0.serialized))] } ?? [])
         defer { plaintext.wipe() }
         return try keys.metadata.seal(
-            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token),
+            plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token, generation),
             nonce: random.data(count: OpenSSL.gcmNonceLength))
     }
 
@@ -62,9 +65,21 @@ struct ItemSealer: Sendable {
     /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
     ///   the row was altered.
     func authenticateRecord(_ row: StoredRow) throws {
+        let keys = try classKeys(opening: row)
+        _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
+    }
+
+    /// The keys that open `row`.
+    ///
+    /// - Throws: `errSecDecode` when the row is not current (the ledger names another
+    ///   generation) or has no known protection class; `errSecInteractionNotAllowed` when its
+    ///   class is locked.
+    private func classKeys(opening row: StoredRow) throws -> ClassKeys {
+        guard row.isCurrent else {
+            throw KeychainError(.decode, "the item is not the version the keychain last wrote: it was rolled back or altered")
+        }
         guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
-        let keys = try keyRing.classKeys(for: KeybagClass(protection))
-        _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
+        return try keyRing.classKeys(for: KeybagClass(protection))
     }
 
     /// Opens a row's attributes into a record.
@@ -78,10 +93,8 @@ struct ItemSealer: Sendable {
     /// `openRecord`, except that `excluded` first sees the decrypted record (`RecordCodec`
     /// form) and, when it returns true, the record is not decoded and the result is nil.
     func openRecord(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) throws -> ItemRecord? {
-        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
-        let keys = try keyRing.classKeys(for: KeybagClass(protection))
-        let plaintext = try keys.metadata.open(
-            row.metadata, aad: metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken))
+        let keys = try classKeys(opening: row)
+        let plaintext = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
         if let excluded, try plaintext.withUnsafeBytes(excluded) { return nil }
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
@@ -91,7 +104,7 @@ struct ItemSealer: Sendable {
         let record = ItemRecord(
             rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, attributes: attributes,
             accessControl: accessControl)
-        guard record.protection == protection else {
+        guard record.protection == row.protection else {
             throw KeychainError(.decode, "a stored row's protection class does not match its record")
         }
         return record
@@ -101,11 +114,12 @@ struct ItemSealer: Sendable {
     ///
     /// - Throws: `errSecInteractionNotAllowed` when `protection`'s class is locked.
     func sealSecret<Secret: ContiguousBytes>(
-        _ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data, random: inout RandomDraw
+        _ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data, generation: Int64,
+        random: inout RandomDraw
     ) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(protection))
         let itemKey = random.key()
-        let aad = secretAAD(itemClass, protection.rawValue, uuid)
+        let aad = secretAAD(itemClass, protection.rawValue, uuid, generation)
         let wrapped = try itemKey.withUnsafeBytes { keyBytes in
             try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
         }
@@ -127,13 +141,12 @@ struct ItemSealer: Sendable {
 
     /// Opens a row's sealed secret into a zeroed-on-release buffer.
     func openSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes {
-        guard let protection = row.protection else { throw KeychainError(.decode, "a stored row has no protection class") }
-        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        let keys = try classKeys(opening: row)
         let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
         guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
             throw KeychainError(.decode, "stored secret is malformed")
         }
-        let aad = secretAAD(row.itemClass, row.keyClass, row.uuid)
+        let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
         return try blob.withUnsafeBytes { bytes in
             let wrapped = UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + wrappedLength)])
             let itemKey = try keys.itemKeyWrapping.open(wrapped, aad: Self.itemKeyLabel + aad)
@@ -145,16 +158,32 @@ struct ItemSealer: Sendable {
     private static let secretLabel = Array("secret v2\u{0}".utf8)
     private static let itemKeyLabel = Array("item-key v2".utf8)
 
-    /// `metadata v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID ‖ token`.
-    private func metadataAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data) -> [UInt8] {
-        var aad = Self.identity(Self.metadataLabel, itemClass, keyClass, uuid, extra: token.count)
+    /// `metadata v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID ‖ token [‖ generation]`.
+    private func metadataAAD(
+        _ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ token: Data, _ generation: Int64
+    ) -> [UInt8] {
+        var aad = Self.identity(Self.metadataLabel, itemClass, keyClass, uuid, extra: token.count + 8)
         token.withUnsafeBytes { aad.append(contentsOf: $0) }
+        Self.appendGeneration(generation, to: &aad)
         return aad
     }
 
-    /// `secret v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID`.
-    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data) -> [UInt8] {
-        Self.identity(Self.secretLabel, itemClass, keyClass, uuid, extra: 0)
+    private func metadataAAD(_ row: StoredRow) -> [UInt8] {
+        metadataAAD(row.itemClass, row.keyClass, row.uuid, row.primaryKeyToken, row.generation)
+    }
+
+    /// `secret v2 ‖ 0 ‖ class ‖ 0 ‖ protection class ‖ 0 ‖ UUID [‖ generation]`.
+    private func secretAAD(_ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, _ generation: Int64) -> [UInt8] {
+        var aad = Self.identity(Self.secretLabel, itemClass, keyClass, uuid, extra: 8)
+        Self.appendGeneration(generation, to: &aad)
+        return aad
+    }
+
+    /// The generation as 8 big-endian bytes; nothing for generation 0, which rows sealed before
+    /// schema 4 have (their associated data had no generation).
+    private static func appendGeneration(_ generation: Int64, to aad: inout [UInt8]) {
+        guard generation != 0 else { return }
+        withUnsafeBytes(of: generation.bigEndian) { aad.append(contentsOf: $0) }
     }
 
     private static func identity(_ label: [UInt8], _ itemClass: ItemClass, _ keyClass: String, _ uuid: Data, extra: Int) -> [UInt8] {

@@ -27,6 +27,9 @@ enum KeychainMigration {
                     throw KeychainError(.invalidKeychain, "the key file does not belong to this keychain")
                 }
                 try connection.execute(KeychainStore.version1To2)
+                // The rest of the schema first (generations, the ledger at generation 0), so that
+                // each row is sealed again as a current row at generation 1.
+                try store.upgrade(from: 2, in: connection)
                 var migrated = 0
                 for row in try store.allRows(in: connection) {
                     guard let record = try? legacy.openRecord(row) else { continue }
@@ -34,7 +37,7 @@ enum KeychainMigration {
                         try legacy.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid).withUnsafeBytes { Data($0) }
                     }
                     defer { secret?.wipe() }
-                    var resealed = try keychain.seal(record, secret: secret)
+                    var resealed = try keychain.seal(record, secret: secret, generation: row.generation + 1)
                     resealed.rowID = row.rowID
                     try store.update(resealed, in: connection)
                     migrated += 1
@@ -49,8 +52,6 @@ enum KeychainMigration {
                 for group in groups { try keychain.registerAccessGroup(group, in: connection) }
                 try store.removeValue(forKey: "key-check", in: connection)
                 try store.setValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
-                try KeychainStore.setVersion(2, in: connection)
-                try KeychainStore.upgradeFromVersion2(in: connection)
             }
         }
     }

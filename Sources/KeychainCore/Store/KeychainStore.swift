@@ -10,8 +10,10 @@ final class KeychainStore: Sendable {
     /// The schema version this code writes. Version 1 (issue 2) had no protection-class column
     /// and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
     /// keys as well as SQL. Version 2 indexed every row's protection class and did not record
-    /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone.
-    static let schemaVersion: Int64 = 3
+    /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone. Version 3
+    /// had no item generations and no rollback ledger; `upgradeFromVersion3` adds them, every
+    /// existing row at generation 0 (sealed without one).
+    static let schemaVersion: Int64 = 4
 
     /// A new database's schema. Each index costs every write a page (a frame in the WAL before
     /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
@@ -26,8 +28,10 @@ final class KeychainStore: Sendable {
             uuid BLOB NOT NULL UNIQUE,
             pk BLOB NOT NULL UNIQUE,
             metadata BLOB NOT NULL,
-            secret BLOB
+            secret BLOB,
+            gen INTEGER NOT NULL DEFAULT 0
         );
+        CREATE TABLE ledger (prefix BLOB NOT NULL UNIQUE, body BLOB NOT NULL);
         CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -50,6 +54,13 @@ final class KeychainStore: Sendable {
             SELECT 'synchronizable-items', x'01' WHERE EXISTS (SELECT 1 FROM items);
         """
 
+    /// The version 3 → 4 upgrade's SQL: item generations (0: sealed without one) and the rollback
+    /// ledger's table, which `upgradeFromVersion3` then fills.
+    static let version3To4 = """
+        ALTER TABLE items ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE ledger (prefix BLOB NOT NULL UNIQUE, body BLOB NOT NULL);
+        """
+
     /// The `keychain` table's entry that exists once a synchronizable item has been written (it
     /// stays while items remain: lookups that leave the synchronizable flag open try the
     /// synchronizable token only when it exists).
@@ -57,14 +68,18 @@ final class KeychainStore: Sendable {
 
     /// The database file.
     let path: String
+    /// The rollback ledger's key and rules.
+    let ledger: RollbackLedger
     private let pool = Mutex<[PooledConnection]>([])
 
-    /// Opens the database at `path`, creating it (0600, current schema) if it is new. A version-1
-    /// database is left at version 1 for `KeychainMigration`.
+    /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
+    /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for
+    /// `KeychainMigration`.
     ///
     /// - Throws: `errSecInvalidKeychain` for a database written by a newer version.
-    init(path: String) throws {
+    init(path: String, ledger: RollbackLedger) throws {
         self.path = path
+        self.ledger = ledger
         try FileSystem.touchPrivateFile(path)
         try FileSystem.requireNotWritableByOthers(path)
         try withConnection { connection in
@@ -76,8 +91,8 @@ final class KeychainStore: Sendable {
                 if version == 0 {
                     try connection.execute(Self.schema)
                     try Self.setVersion(Self.schemaVersion, in: connection)
-                } else if version == 2 {
-                    try Self.upgradeFromVersion2(in: connection)
+                } else if version >= 2 {
+                    try upgrade(from: version, in: connection)
                 }
             }
         }
@@ -88,10 +103,22 @@ final class KeychainStore: Sendable {
         try connection.statement("PRAGMA user_version").rows { $0.int64(0) }.first ?? 0
     }
 
-    /// Upgrades a version-2 database to the current schema (inside the caller's transaction).
-    static func upgradeFromVersion2(in connection: SQLiteConnection) throws {
-        try connection.execute(version2To3)
-        try setVersion(schemaVersion, in: connection)
+    /// Upgrades a version-2 or version-3 database to the current schema (inside the caller's
+    /// transaction); a current one is left alone.
+    func upgrade(from version: Int64, in connection: SQLiteConnection) throws {
+        if version <= 2 { try connection.execute(Self.version2To3) }
+        if version <= 3 { try upgradeFromVersion3(in: connection) }
+        try Self.setVersion(Self.schemaVersion, in: connection)
+    }
+
+    /// Adds generations and the rollback ledger, which records every existing row at its
+    /// generation 0: from now on no row can be put back to a version older than the one it has.
+    private func upgradeFromVersion3(in connection: SQLiteConnection) throws {
+        try connection.execute(Self.version3To4)
+        let entries = try connection.statement("SELECT uuid, gen FROM items ORDER BY uuid").rows {
+            (uuid: $0.blob(0) ?? Data(), generation: $0.int64(1))
+        }
+        try rebuildLedger(entries, in: connection)
     }
 
     /// Records the schema version.
@@ -140,7 +167,7 @@ final class KeychainStore: Sendable {
 
     // MARK: - Rows
 
-    private static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret"
+    private static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret, gen"
 
     /// The row whose columns start at column `first` of the statement's current result.
     private static func readRow(_ statement: SQLiteStatement, from first: Int32) throws -> StoredRow {
@@ -150,21 +177,27 @@ final class KeychainStore: Sendable {
         else { throw KeychainError(.decode, "a stored row is malformed") }
         return StoredRow(
             rowID: statement.int64(first), itemClass: itemClass, keyClass: keyClass, uuid: uuid, primaryKeyToken: token,
-            metadata: metadata, secret: statement.blob(first + 6), isSynchronizable: false)
+            metadata: metadata, secret: statement.blob(first + 6), isSynchronizable: false,
+            generation: statement.int64(first + 7))
     }
 
-    private static func readRow(_ statement: SQLiteStatement) throws -> StoredRow {
-        try readRow(statement, from: 0)
+    /// A row read inside a transaction, with its standing in the rollback ledger checked.
+    private func readCheckedRow(_ statement: SQLiteStatement, in connection: SQLiteConnection) throws -> StoredRow {
+        var row = try Self.readRow(statement, from: 0)
+        row.isCurrent = try isCurrent(row, in: connection)
+        return row
     }
 
     /// The row holding primary-key token `token`, if any (a point lookup on the unique index).
     func row(primaryKeyToken token: Data, in connection: SQLiteConnection) throws -> StoredRow? {
-        try connection.statement(Self.selectByToken).bind([.blob(token)]).rows(Self.readRow).first
+        try connection.statement(Self.selectByToken).bind([.blob(token)]).rows { try readCheckedRow($0, in: connection) }.first
     }
 
     /// The row holding `token`, and whether synchronizable items may exist, read by one statement
     /// (so the answer is as current as the row, whichever process wrote last): a lookup that
-    /// leaves the synchronizable flag open tries the second token only when they may.
+    /// leaves the synchronizable flag open tries the second token only when they may. The same
+    /// statement reads the row's path in the rollback ledger, so the check sees the same
+    /// snapshot even outside a transaction.
     func rowAndSynchronizableItems(
         primaryKeyToken token: Data, in connection: SQLiteConnection
     ) throws -> (row: StoredRow?, synchronizableItemsMayExist: Bool) {
@@ -174,22 +207,29 @@ final class KeychainStore: Sendable {
         guard try statement.step() else { return (nil, true) }
         let mayExist = statement.int64(0) != 0
         guard !statement.isNull(1) else { return (nil, mayExist) }
-        return (try Self.readRow(statement, from: 1), mayExist)
+        var row = try Self.readRow(statement, from: 1)
+        let evidence = RollbackLedger.Evidence(root: statement.blob(9), node: statement.blob(10), leaf: statement.blob(11))
+        row.isCurrent = try ledger.vouches(for: row.uuid, generation: row.generation, evidence: evidence)
+        return (row, mayExist)
     }
 
     private static let selectByToken = PreparedSQL("SELECT \(columns) FROM items WHERE pk = ?")
     private static let selectByTokenAndSynchronizableItems = PreparedSQL(
         """
         SELECT EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
-            columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
+            (SELECT body FROM ledger WHERE prefix = x''),
+            (SELECT body FROM ledger WHERE prefix = substr(items.uuid, 1, 1)),
+            (SELECT body FROM ledger WHERE prefix = substr(items.uuid, 1, 2))
         FROM (SELECT 1) LEFT JOIN items ON items.pk = ?
         """)
     private static let insertRow = PreparedSQL(
-        "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret) VALUES (?, ?, ?, ?, ?, ?)")
+        "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret, gen) VALUES (?, ?, ?, ?, ?, ?, ?)")
     private static let updateRow = PreparedSQL(
-        "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ? WHERE rowid = ?")
-    private static let updateSealedParts = PreparedSQL("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?")
-    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ?")
+        "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
+    private static let updateSealedParts = PreparedSQL(
+        "UPDATE items SET metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
+    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ? RETURNING uuid")
     private static let insertSynchronizableItems = PreparedSQL(
         "INSERT OR IGNORE INTO keychain(key, value) VALUES ('\(synchronizableItemsKey)', x'01')")
     private static let insertAccessGroup = PreparedSQL("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
@@ -197,13 +237,13 @@ final class KeychainStore: Sendable {
     /// The row with item UUID `uuid`.
     func row(uuid: Data, in connection: SQLiteConnection) throws -> StoredRow? {
         try connection.statement("SELECT \(Self.columns) FROM items WHERE uuid = ?")
-            .bind([.blob(uuid)]).rows(Self.readRow).first
+            .bind([.blob(uuid)]).rows { try readCheckedRow($0, in: connection) }.first
     }
 
     /// The row with row id `rowID`.
     func row(rowID: Int64, in connection: SQLiteConnection) throws -> StoredRow? {
         try connection.statement("SELECT \(Self.columns) FROM items WHERE rowid = ?")
-            .bind([.integer(rowID)]).rows(Self.readRow).first
+            .bind([.integer(rowID)]).rows { try readCheckedRow($0, in: connection) }.first
     }
 
     /// Visits every row of `itemClass` in row-id order until `visit` returns false.
@@ -213,7 +253,7 @@ final class KeychainStore: Sendable {
         try statement.bind([.text(itemClass.rawValue)])
         defer { statement.reset() }
         while try statement.step() {
-            if try !visit(try Self.readRow(statement)) { break }
+            if try !visit(try readCheckedRow(statement, in: connection)) { break }
         }
     }
 
@@ -224,12 +264,14 @@ final class KeychainStore: Sendable {
             try connection.statement(Self.insertRow).bind([
                 .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
                 .blob(row.metadata),
-                row.secret.map(SQLiteValue.blob) ?? .null,
+                row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
             ]).run()
         } catch let error as SQLiteError where error.isConstraint {
             throw KeychainError(.duplicateItem, "an item with the same primary key exists")
         }
-        return connection.lastInsertRowID
+        let rowID = connection.lastInsertRowID
+        try recordGeneration(row.generation, of: row.uuid, in: connection)
+        return rowID
     }
 
     /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
@@ -240,37 +282,45 @@ final class KeychainStore: Sendable {
         if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
         if sameKey {
             try connection.statement(Self.updateSealedParts).bind([
-                .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
+                .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
+                .integer(row.rowID),
             ]).run()
-            return
-        }
-        do {
-            try connection.statement(Self.updateRow).bind([
+        } else {
+            do {
+                try connection.statement(Self.updateRow).bind([
                     .text(row.keyClass), .blob(row.primaryKeyToken), .blob(row.metadata),
-                    row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
+                    row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation), .integer(row.rowID),
                 ]).run()
-        } catch let error as SQLiteError where error.isConstraint {
-            throw KeychainError(.duplicateItem, "the update would give two items the same primary key")
+            } catch let error as SQLiteError where error.isConstraint {
+                throw KeychainError(.duplicateItem, "the update would give two items the same primary key")
+            }
         }
+        try recordGeneration(row.generation, of: row.uuid, in: connection)
     }
 
     /// Deletes the row with `rowID`.
     func delete(rowID: Int64, in connection: SQLiteConnection) throws {
-        try connection.statement(Self.deleteRow).bind([.integer(rowID)]).run()
+        for uuid in try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows({ $0.blob(0) ?? Data() }) {
+            try recordGeneration(nil, of: uuid, in: connection)
+        }
     }
 
     /// Deletes every row of the passcode-only protection class (`akpu`, through its partial
     /// index); returns how many.
     @discardableResult
     func deletePasscodeClassRows(in connection: SQLiteConnection) throws -> Int {
-        try connection.statement("DELETE FROM items WHERE keyclass = 'akpu'").run()
-        return connection.changes
+        let deleted = try connection.statement("DELETE FROM items WHERE keyclass = 'akpu' RETURNING uuid").rows {
+            $0.blob(0) ?? Data()
+        }
+        for uuid in deleted { try recordGeneration(nil, of: uuid, in: connection) }
+        return deleted.count
     }
 
     /// Deletes every row (a restore replaces the keychain's contents); with the rows goes the
     /// record that synchronizable items exist (the rows inserted next set it again).
     func deleteAllRows(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM items").run()
+        try connection.statement("DELETE FROM ledger").run()
         try removeValue(forKey: Self.synchronizableItemsKey, in: connection)
     }
 
@@ -281,7 +331,9 @@ final class KeychainStore: Sendable {
 
     /// Every row, for whole-keychain operations (dump, export).
     func allRows(in connection: SQLiteConnection) throws -> [StoredRow] {
-        try connection.statement("SELECT \(Self.columns) FROM items ORDER BY rowid").rows(Self.readRow)
+        try connection.statement("SELECT \(Self.columns) FROM items ORDER BY rowid").rows {
+            try readCheckedRow($0, in: connection)
+        }
     }
 
     // MARK: - Access groups

@@ -82,7 +82,7 @@ enum RecordDecoderFuzzer {
         guard let sealer else { return }
         let token = try sealer.primaryKeyToken(itemClass: .genericPassword, attributes: record.attributes)
         var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: false))
-        let sealed = try sealer.sealMetadata(record, token: token, random: &random)
+        let sealed = try sealer.sealMetadata(record, token: token, generation: 1, random: &random)
         var altered = sealed
         var changes = FuzzInput(bytes.withUnsafeBytes { UnsafeRawBufferPointer($0) })
         for _ in 0..<min(bytes.count / 3, 8) {
@@ -96,7 +96,7 @@ enum RecordDecoderFuzzer {
         }
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: token, metadata: altered,
-            secret: nil, isSynchronizable: false)
+            secret: nil, isSynchronizable: false, generation: 1)
         guard let opened = try? sealer.openRecord(row) else {
             if altered == sealed { throw FuzzFailure("an unaltered record did not open") }
             return

@@ -1,0 +1,139 @@
+import Foundation
+
+/// The rollback ledger's rows (`RollbackLedger` describes the tree and its rules).
+extension KeychainStore {
+    private static let selectPath = PreparedSQL("SELECT prefix, body FROM ledger WHERE prefix IN (x'', ?, ?)")
+    private static let upsertBody = PreparedSQL(
+        "INSERT INTO ledger(prefix, body) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET body = excluded.body")
+    private static let deleteBody = PreparedSQL("DELETE FROM ledger WHERE prefix = ?")
+
+    /// The root, node and leaf bodies above `uuid`, read inside the caller's transaction.
+    func ledgerEvidence(for uuid: Data, in connection: SQLiteConnection) throws -> RollbackLedger.Evidence {
+        let path = RollbackLedger.Path(uuid: uuid)
+        var evidence = RollbackLedger.Evidence()
+        let statement = try connection.statement(Self.selectPath).bind([.blob(path.node), .blob(path.leaf)])
+        defer { statement.reset() }
+        while try statement.step() {
+            let body = statement.blob(1)
+            switch statement.blob(0)?.count ?? -1 {
+            case 0: evidence.root = body
+            case 1: evidence.node = body
+            case 2: evidence.leaf = body
+            default: continue
+            }
+        }
+        return evidence
+    }
+
+    /// Whether the ledger names `row`'s generation for its UUID (read in the caller's
+    /// transaction, so row and ledger are one snapshot).
+    func isCurrent(_ row: StoredRow, in connection: SQLiteConnection) throws -> Bool {
+        try ledger.vouches(for: row.uuid, generation: row.generation, evidence: ledgerEvidence(for: row.uuid, in: connection))
+    }
+
+    /// Records, in the caller's write transaction, that `uuid`'s row now has `generation` (nil:
+    /// the row was deleted).
+    ///
+    /// The path is checked first: a node or leaf that no longer matches the level above is
+    /// rebuilt from the rows with every entry unverifiable, so this write neither fails nor makes
+    /// a damaged part of the ledger vouch for anything.
+    func recordGeneration(_ generation: Int64?, of uuid: Data, in connection: SQLiteConnection) throws {
+        guard uuid.count == 16 else { throw KeychainError(.decode, "a stored row has a malformed UUID") }
+        let path = RollbackLedger.Path(uuid: uuid)
+        let nodeIndex = uuid[uuid.startIndex]
+        let leafIndex = uuid[uuid.startIndex + 1]
+        var evidence = try ledgerEvidence(for: uuid, in: connection)
+        if !RollbackLedger.slot(evidence.root, nodeIndex, holds: try ledger.digest(prefix: path.node, body: evidence.node)) {
+            evidence.node = try rebuildNode(path.node, in: connection)
+            evidence.leaf = try ledgerEvidence(for: uuid, in: connection).leaf
+        } else if !RollbackLedger.slot(evidence.node, leafIndex, holds: try ledger.digest(prefix: path.leaf, body: evidence.leaf)) {
+            evidence.leaf = try unverifiableLeaf(path.leaf, in: connection)
+        }
+        let leaf = RollbackLedger.setting(evidence.leaf, uuid, to: generation)
+        try write(leaf, at: path.leaf, in: connection)
+        let node = RollbackLedger.setting(evidence.node, leafIndex, to: try ledger.digest(prefix: path.leaf, body: leaf))
+        try write(node, at: path.node, in: connection)
+        let root = RollbackLedger.setting(evidence.root, nodeIndex, to: try ledger.digest(prefix: path.node, body: node))
+        try write(root, at: Data(), in: connection)
+    }
+
+    /// Replaces the whole ledger with `entries` (a new or upgraded keychain, in the caller's
+    /// transaction).
+    func rebuildLedger(_ entries: [(uuid: Data, generation: Int64)], in connection: SQLiteConnection) throws {
+        try connection.statement("DELETE FROM ledger").run()
+        var leaves: [Data: [(uuid: Data, generation: Int64)]] = [:]
+        for entry in entries where entry.uuid.count == 16 { leaves[entry.uuid.prefix(2), default: []].append(entry) }
+        var nodes: [Data: Data?] = [:]
+        for (prefix, members) in leaves {
+            let body = RollbackLedger.encode(members)
+            try write(body, at: prefix, in: connection)
+            let nodePrefix = Data(prefix.prefix(1))
+            nodes[nodePrefix] = RollbackLedger.setting(
+                nodes[nodePrefix] ?? nil, prefix[prefix.startIndex + 1], to: try ledger.digest(prefix: prefix, body: body))
+        }
+        var root: Data?
+        for (prefix, body) in nodes {
+            try write(body, at: prefix, in: connection)
+            root = RollbackLedger.setting(root, prefix[prefix.startIndex], to: try ledger.digest(prefix: prefix, body: body))
+        }
+        try write(root, at: Data(), in: connection)
+    }
+
+    /// Rebuilds the node `prefix` (one byte) and every leaf below it from the rows, every entry
+    /// unverifiable; returns the node's body.
+    private func rebuildNode(_ prefix: Data, in connection: SQLiteConnection) throws -> Data? {
+        let (lower, upper) = Self.range(of: prefix)
+        try connection.statement(
+            "DELETE FROM ledger WHERE prefix > ? AND length(prefix) = 2" + (upper == nil ? "" : " AND prefix < ?")
+        ).bind([.blob(lower)] + (upper.map { [.blob($0)] } ?? [])).run()
+        var leaves: [Data: [(uuid: Data, generation: Int64)]] = [:]
+        for uuid in try uuids(withPrefix: prefix, in: connection) {
+            leaves[uuid.prefix(2), default: []].append((uuid, RollbackLedger.unverifiable))
+        }
+        var node: Data?
+        for (leafPrefix, members) in leaves {
+            let body = RollbackLedger.encode(members)
+            try write(body, at: leafPrefix, in: connection)
+            node = RollbackLedger.setting(
+                node, leafPrefix[leafPrefix.startIndex + 1], to: try ledger.digest(prefix: leafPrefix, body: body))
+        }
+        return node
+    }
+
+    /// The leaf `prefix` (two bytes) rebuilt from the rows, every entry unverifiable.
+    private func unverifiableLeaf(_ prefix: Data, in connection: SQLiteConnection) throws -> Data? {
+        let members = try uuids(withPrefix: prefix, in: connection).map { (uuid: $0, generation: RollbackLedger.unverifiable) }
+        return members.isEmpty ? nil : RollbackLedger.encode(members)
+    }
+
+    /// The UUIDs of the rows whose UUID starts with `prefix` (a range on the UUID index).
+    private func uuids(withPrefix prefix: Data, in connection: SQLiteConnection) throws -> [Data] {
+        let (lower, upper) = Self.range(of: prefix)
+        return try connection.statement("SELECT uuid FROM items WHERE uuid >= ?" + (upper == nil ? "" : " AND uuid < ?"))
+            .bind([.blob(lower)] + (upper.map { [.blob($0)] } ?? []))
+            .rows { $0.blob(0) ?? Data() }
+            .filter { $0.count == 16 && $0.starts(with: prefix) }
+    }
+
+    /// The blobs that start with `prefix` lie in `lower ..< upper` (no upper bound when `prefix`
+    /// is all 0xff).
+    private static func range(of prefix: Data) -> (lower: Data, upper: Data?) {
+        var upper = [UInt8](prefix)
+        while let last = upper.last {
+            if last < 0xff {
+                upper[upper.count - 1] = last + 1
+                return (prefix, Data(upper))
+            }
+            upper.removeLast()
+        }
+        return (prefix, nil)
+    }
+
+    private func write(_ body: Data?, at prefix: Data, in connection: SQLiteConnection) throws {
+        if let body {
+            try connection.statement(Self.upsertBody).bind([.blob(prefix), .blob(body)]).run()
+        } else {
+            try connection.statement(Self.deleteBody).bind([.blob(prefix)]).run()
+        }
+    }
+}
