@@ -49,11 +49,24 @@ extension Keychain {
         var damagedRows: [StoredRow] = []
         var visited = false
         func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
+            var row = row
             let record: ItemRecord?
             do {
-                // A scan rules out most rows from their criteria before decoding them (nil, as
-                // for a row that fails authentication: skipped).
-                record = try openIfAuthentic(row, unless: scanning ? { try self.excludes($0, request) } : nil)
+                if scanning {
+                    // A scan rules out most rows from their criteria before decoding them (nil,
+                    // as for a row that fails authentication: skipped), and checks the rest in
+                    // the rollback ledger: the criteria are judged on the row as found, which
+                    // opens only once it proves current.
+                    var candidate = row
+                    candidate.isCurrent = true
+                    guard let opened = try openIfAuthentic(candidate, unless: { try self.excludes($0, request) }) else {
+                        return true
+                    }
+                    row.isCurrent = try store.isCurrent(row, in: connection)
+                    record = row.isCurrent ? opened : nil
+                } else {
+                    record = try openIfAuthentic(row)
+                }
             } catch let error as KeychainError where error.code == .interactionNotAllowed {
                 guard lockedKeyMatches && decidedByKey else { throw error }
                 visited = true
@@ -131,6 +144,8 @@ extension Keychain {
         var rows: [StoredRow] = []
         for itemClass in ItemClass.stored {
             try store.scan(itemClass: itemClass, in: connection) { row in
+                var row = row
+                row.isCurrent = try store.isCurrent(row, in: connection)
                 rows.append(row)
                 return true
             }

@@ -156,6 +156,13 @@ public final class Keychain: Sendable {
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
         try store.withConnection { connection in
+            // Usually there is nothing to write: look first, without the write lock.
+            let passcodeClassGone = keybag.entry(.whenPasscodeSetThisDeviceOnly) == nil
+            if try store.value(forKey: "keybag-uuid", in: connection) == keybag.uuid,
+                try !passcodeClassGone || !store.hasPasscodeClassRows(in: connection)
+            {
+                return
+            }
             try connection.writeTransaction {
                 let bound = try store.establishValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
                 guard bound == keybag.uuid else {
@@ -163,7 +170,7 @@ public final class Keychain: Sendable {
                 }
                 // Items of the passcode-only class outlive their key only if a process stopped
                 // between removing the passcode and deleting them: finish the job.
-                if keybag.entry(.whenPasscodeSetThisDeviceOnly) == nil {
+                if passcodeClassGone {
                     try store.deletePasscodeClassRows(in: connection)
                 }
             }

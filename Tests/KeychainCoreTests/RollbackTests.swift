@@ -110,11 +110,12 @@ struct RollbackTests {
         let uuid = try fixture.value("uuid", row: item.rowID)
         let leafPrefix = uuid.prefix(2)
         var leaf = try #require(
-            try fixture.connection.statement("SELECT body FROM ledger WHERE prefix = ?").bind([.blob(Data(leafPrefix))])
+            try fixture.connection.statement("SELECT body FROM ledger WHERE id = ?")
+                .bind([.integer(RollbackLedger.rowID(Data(leafPrefix)))])
                 .rows { $0.blob(0) }.first ?? nil)
         leaf[leaf.startIndex + 20] ^= 0x40
-        try fixture.connection.statement("UPDATE ledger SET body = ? WHERE prefix = ?")
-            .bind([.blob(leaf), .blob(Data(leafPrefix))]).run()
+        try fixture.connection.statement("UPDATE ledger SET body = ? WHERE id = ?")
+            .bind([.blob(leaf), .integer(RollbackLedger.rowID(Data(leafPrefix)))]).run()
         #expect(fixture.failure(of: item, "damaged leaf") == .decode)
         try fixture.expectOthersIntact(except: [Self.target], "damaged leaf")
 
@@ -137,7 +138,7 @@ struct RollbackTests {
         let fixture = try TamperFixture()
         let item = fixture.items[Self.target]
         let prefix = Data(try fixture.value("uuid", row: item.rowID).prefix(prefixLength))
-        try fixture.connection.statement("DELETE FROM ledger WHERE prefix = ?").bind([.blob(prefix)]).run()
+        try fixture.connection.statement("DELETE FROM ledger WHERE id = ?").bind([.integer(RollbackLedger.rowID(prefix))]).run()
         #expect(fixture.failure(of: item, "ledger level \(prefixLength) removed") == .decode)
         var request = ItemRequest(itemClass: .genericPassword)
         request.attributes = ["svce": .string("echo"), "acct": .string("5")]

@@ -84,6 +84,17 @@ final class SQLiteStatement {
         return String(cString: pointer)
     }
 
+    /// Column `index`'s bytes, lent to `body` without a copy (nil for NULL; valid only inside
+    /// `body`, before the statement moves on).
+    func withBlob<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
+        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return try body(nil) }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     /// Column `index` as a blob, nil for NULL.
     func blob(_ index: Int32) -> Data? {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }

@@ -46,9 +46,10 @@ struct StoredRow {
     /// The row's generation: 1 when added, one more at each update, bound into both sealed
     /// parts; 0 for a row last written before schema 4 (sealed without one).
     var generation: Int64 = 0
-    /// Whether the rollback ledger names this generation for the row's UUID (checked when the
-    /// row is read; a row put back to an older version of itself is not current).
-    var isCurrent = true
+    /// Whether the rollback ledger names this generation for the row's UUID: a row put back to
+    /// an older version of itself is not current. False until checked (`KeychainStore`), and
+    /// only a current row opens.
+    var isCurrent = false
 
     /// The row's protection class; nil when the column holds no known value.
     var protection: Protection? { Protection(rawValue: keyClass) }

@@ -2,33 +2,59 @@ import Foundation
 
 /// The rollback ledger's rows (`RollbackLedger` describes the tree and its rules).
 extension KeychainStore {
-    private static let selectPath = PreparedSQL("SELECT prefix, body FROM ledger WHERE prefix IN (x'', ?, ?)")
+    private static let selectPath = PreparedSQL(
+        """
+        SELECT (SELECT body FROM ledger WHERE id = 0), (SELECT body FROM ledger WHERE id = ?),
+            (SELECT body FROM ledger WHERE id = ?)
+        """)
     private static let upsertBody = PreparedSQL(
-        "INSERT INTO ledger(prefix, body) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET body = excluded.body")
-    private static let deleteBody = PreparedSQL("DELETE FROM ledger WHERE prefix = ?")
+        "INSERT INTO ledger(id, body) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET body = excluded.body")
+    private static let deleteBody = PreparedSQL("DELETE FROM ledger WHERE id = ?")
 
-    /// The root, node and leaf bodies above `uuid`, read inside the caller's transaction.
-    func ledgerEvidence(for uuid: Data, in connection: SQLiteConnection) throws -> RollbackLedger.Evidence {
+    /// SQL for the root, node and leaf bodies above the `items` row of the statement it is part
+    /// of (three columns). A byte of the UUID becomes a number through its position in a blob
+    /// of the 256 byte values (SQLite has no other way from a blob byte to an integer).
+    static let ledgerPathColumns: String = {
+        let byteValues = "x'" + (0...255).map { String(format: "%02x", $0) }.joined() + "'"
+        let first = "(instr(\(byteValues), substr(items.uuid, 1, 1)) - 1)"
+        let second = "(instr(\(byteValues), substr(items.uuid, 2, 1)) - 1)"
+        return """
+            (SELECT body FROM ledger WHERE id = 0),
+            (SELECT body FROM ledger WHERE id = \(RollbackLedger.firstNodeID) + \(first)),
+            (SELECT body FROM ledger WHERE id = \(RollbackLedger.firstLeafID) + \(first) * 256 + \(second))
+            """
+    }()
+
+    /// Runs `body` on the root, node and leaf bodies above `uuid` (lent, nil where no row
+    /// exists), read inside the caller's transaction.
+    private func withLedgerPath<T>(
+        for uuid: Data, in connection: SQLiteConnection,
+        _ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?) throws -> T
+    ) throws -> T {
         let path = RollbackLedger.Path(uuid: uuid)
-        var evidence = RollbackLedger.Evidence()
-        let statement = try connection.statement(Self.selectPath).bind([.blob(path.node), .blob(path.leaf)])
+        let statement = try connection.statement(Self.selectPath).bind([
+            .integer(RollbackLedger.rowID(path.node)), .integer(RollbackLedger.rowID(path.leaf)),
+        ])
         defer { statement.reset() }
-        while try statement.step() {
-            let body = statement.blob(1)
-            switch statement.blob(0)?.count ?? -1 {
-            case 0: evidence.root = body
-            case 1: evidence.node = body
-            case 2: evidence.leaf = body
-            default: continue
-            }
+        guard try statement.step() else { return try body(nil, nil, nil) }
+        return try statement.withBlob(0) { root in
+            try statement.withBlob(1) { node in try statement.withBlob(2) { leaf in try body(root, node, leaf) } }
         }
-        return evidence
+    }
+
+    /// The root, node and leaf bodies above `uuid`, copied (for a write that changes them).
+    func ledgerEvidence(for uuid: Data, in connection: SQLiteConnection) throws -> RollbackLedger.Evidence {
+        try withLedgerPath(for: uuid, in: connection) { root, node, leaf in
+            RollbackLedger.Evidence(root: root.map { Data($0) }, node: node.map { Data($0) }, leaf: leaf.map { Data($0) })
+        }
     }
 
     /// Whether the ledger names `row`'s generation for its UUID (read in the caller's
     /// transaction, so row and ledger are one snapshot).
     func isCurrent(_ row: StoredRow, in connection: SQLiteConnection) throws -> Bool {
-        try ledger.vouches(for: row.uuid, generation: row.generation, evidence: ledgerEvidence(for: row.uuid, in: connection))
+        try withLedgerPath(for: row.uuid, in: connection) { root, node, leaf in
+            try ledger.vouches(for: row.uuid, generation: row.generation, root: root, node: node, leaf: leaf)
+        }
     }
 
     /// Records, in the caller's write transaction, that `uuid`'s row now has `generation` (nil:
@@ -82,10 +108,9 @@ extension KeychainStore {
     /// Rebuilds the node `prefix` (one byte) and every leaf below it from the rows, every entry
     /// unverifiable; returns the node's body.
     private func rebuildNode(_ prefix: Data, in connection: SQLiteConnection) throws -> Data? {
-        let (lower, upper) = Self.range(of: prefix)
-        try connection.statement(
-            "DELETE FROM ledger WHERE prefix > ? AND length(prefix) = 2" + (upper == nil ? "" : " AND prefix < ?")
-        ).bind([.blob(lower)] + (upper.map { [.blob($0)] } ?? [])).run()
+        let firstLeaf = RollbackLedger.rowID(prefix + Data([0]))
+        try connection.statement("DELETE FROM ledger WHERE id BETWEEN ? AND ?")
+            .bind([.integer(firstLeaf), .integer(firstLeaf + 255)]).run()
         var leaves: [Data: [(uuid: Data, generation: Int64)]] = [:]
         for uuid in try uuids(withPrefix: prefix, in: connection) {
             leaves[uuid.prefix(2), default: []].append((uuid, RollbackLedger.unverifiable))
@@ -131,9 +156,9 @@ extension KeychainStore {
 
     private func write(_ body: Data?, at prefix: Data, in connection: SQLiteConnection) throws {
         if let body {
-            try connection.statement(Self.upsertBody).bind([.blob(prefix), .blob(body)]).run()
+            try connection.statement(Self.upsertBody).bind([.integer(RollbackLedger.rowID(prefix)), .blob(body)]).run()
         } else {
-            try connection.statement(Self.deleteBody).bind([.blob(prefix)]).run()
+            try connection.statement(Self.deleteBody).bind([.integer(RollbackLedger.rowID(prefix))]).run()
         }
     }
 }

@@ -31,7 +31,7 @@ final class KeychainStore: Sendable {
             secret BLOB,
             gen INTEGER NOT NULL DEFAULT 0
         );
-        CREATE TABLE ledger (prefix BLOB NOT NULL UNIQUE, body BLOB NOT NULL);
+        CREATE TABLE ledger (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
         CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
@@ -58,7 +58,7 @@ final class KeychainStore: Sendable {
     /// ledger's table, which `upgradeFromVersion3` then fills.
     static let version3To4 = """
         ALTER TABLE items ADD COLUMN gen INTEGER NOT NULL DEFAULT 0;
-        CREATE TABLE ledger (prefix BLOB NOT NULL UNIQUE, body BLOB NOT NULL);
+        CREATE TABLE ledger (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
         """
 
     /// The `keychain` table's entry that exists once a synchronizable item has been written (it
@@ -83,15 +83,22 @@ final class KeychainStore: Sendable {
         try FileSystem.touchPrivateFile(path)
         try FileSystem.requireNotWritableByOthers(path)
         try withConnection { connection in
-            try connection.writeTransaction {
-                let version = try Self.version(in: connection)
+            // Opening a keychain of the current schema writes nothing (so it works on a full disk
+            // too); creating or upgrading one takes the write lock and looks again.
+            func needsWrite(_ version: Int64) throws -> Bool {
                 guard version <= Self.schemaVersion else {
                     throw KeychainError(.invalidKeychain, "the keychain was written by a newer version")
                 }
+                return version == 0 || (version >= 2 && version < Self.schemaVersion)
+            }
+            guard try needsWrite(Self.version(in: connection)) else { return }
+            try connection.writeTransaction {
+                let version = try Self.version(in: connection)
+                guard try needsWrite(version) else { return }
                 if version == 0 {
                     try connection.execute(Self.schema)
                     try Self.setVersion(Self.schemaVersion, in: connection)
-                } else if version >= 2 {
+                } else {
                     try upgrade(from: version, in: connection)
                 }
             }
@@ -208,8 +215,13 @@ final class KeychainStore: Sendable {
         let mayExist = statement.int64(0) != 0
         guard !statement.isNull(1) else { return (nil, mayExist) }
         var row = try Self.readRow(statement, from: 1)
-        let evidence = RollbackLedger.Evidence(root: statement.blob(9), node: statement.blob(10), leaf: statement.blob(11))
-        row.isCurrent = try ledger.vouches(for: row.uuid, generation: row.generation, evidence: evidence)
+        row.isCurrent = try statement.withBlob(9) { root in
+            try statement.withBlob(10) { node in
+                try statement.withBlob(11) { leaf in
+                    try ledger.vouches(for: row.uuid, generation: row.generation, root: root, node: node, leaf: leaf)
+                }
+            }
+        }
         return (row, mayExist)
     }
 
@@ -218,9 +230,7 @@ final class KeychainStore: Sendable {
         """
         SELECT EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
             columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
-            (SELECT body FROM ledger WHERE prefix = x''),
-            (SELECT body FROM ledger WHERE prefix = substr(items.uuid, 1, 1)),
-            (SELECT body FROM ledger WHERE prefix = substr(items.uuid, 1, 2))
+            \(ledgerPathColumns)
         FROM (SELECT 1) LEFT JOIN items ON items.pk = ?
         """)
     private static let insertRow = PreparedSQL(
@@ -247,13 +257,17 @@ final class KeychainStore: Sendable {
     }
 
     /// Visits every row of `itemClass` in row-id order until `visit` returns false.
+    ///
+    /// The rows' standing in the rollback ledger is not checked (`isCurrent` is false, so they do
+    /// not open): a scan rules most rows out from their attributes first, and checks the rest
+    /// with `isCurrent(_:in:)`.
     func scan(itemClass: ItemClass, in connection: SQLiteConnection, _ visit: (StoredRow) throws -> Bool) throws {
         let statement = try connection.statement(
             "SELECT \(Self.columns) FROM items WHERE class = ? ORDER BY rowid")
         try statement.bind([.text(itemClass.rawValue)])
         defer { statement.reset() }
         while try statement.step() {
-            if try !visit(try readCheckedRow(statement, in: connection)) { break }
+            if try !visit(try Self.readRow(statement, from: 0)) { break }
         }
     }
 
@@ -303,6 +317,12 @@ final class KeychainStore: Sendable {
         for uuid in try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows({ $0.blob(0) ?? Data() }) {
             try recordGeneration(nil, of: uuid, in: connection)
         }
+    }
+
+    /// Whether any row of the passcode-only protection class exists.
+    func hasPasscodeClassRows(in connection: SQLiteConnection) throws -> Bool {
+        try connection.statement("SELECT EXISTS (SELECT 1 FROM items WHERE keyclass = 'akpu')").rows { $0.int64(0) != 0 }
+            .first ?? false
     }
 
     /// Deletes every row of the passcode-only protection class (`akpu`, through its partial

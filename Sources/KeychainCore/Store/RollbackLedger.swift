@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The keychain's record of every item's current generation, kept in the database and
 /// authenticated under a key of the keybag, so that a row put back to an older version of itself
@@ -9,7 +10,7 @@ import Foundation
 /// authentic on its own; what gives it away is this ledger, which names the newer generation.
 ///
 /// The ledger is a tree of three levels in the `ledger` table, keyed by a prefix of the item
-/// UUID (random, so items spread evenly):
+/// UUID (random, so items spread evenly; `rowID` numbers the rows):
 /// - a **leaf** per two-byte prefix lists `UUID ‖ generation` (16 + 8 bytes) of its items, in
 ///   UUID order (about 15 entries per leaf at a million items);
 /// - a **node** per one-byte prefix holds the digests of its 256 leaves;
@@ -33,6 +34,13 @@ import Foundation
 struct RollbackLedger: Sendable {
     /// The ledger key (derived from the keybag's index key, available whenever the keychain is).
     let key: SymmetricKey
+    /// The last node body hashed under each one-byte prefix, with its digest: a node is hashed
+    /// again only when it changed (a node is 3 KiB; a leaf a few entries).
+    private let nodeDigests = NodeDigests()
+
+    init(key: SymmetricKey) {
+        self.key = key
+    }
 
     /// The generation stored for entries that the ledger cannot vouch for: no row has it.
     static let unverifiable: Int64 = -1
@@ -40,6 +48,20 @@ struct RollbackLedger: Sendable {
     static let digestLength = 12
     static let entryLength = 24
     static let slotsLength = 256 * digestLength
+
+    /// The `ledger` row id of the root (0), of the node for a one-byte prefix (1…256) and of the
+    /// leaf for a two-byte prefix (257…65 792).
+    static func rowID(_ prefix: Data) -> Int64 {
+        let bytes = [UInt8](prefix)
+        switch bytes.count {
+        case 0: return 0
+        case 1: return firstNodeID + Int64(bytes[0])
+        default: return firstLeafID + Int64(bytes[0]) * 256 + Int64(bytes[1])
+        }
+    }
+
+    static let firstNodeID: Int64 = 1
+    static let firstLeafID: Int64 = 257
 
     /// The prefixes of the root, node and leaf above `uuid`.
     struct Path: Equatable {
@@ -63,24 +85,58 @@ struct RollbackLedger: Sendable {
 
     /// The digest of a body at `prefix` (its length gives the level); all zeros for no body.
     func digest(prefix: Data, body: Data?) throws -> Data {
+        try body.withUnsafeBytesOrNil { try digest(prefix: prefix, body: $0) }
+    }
+
+    /// `digest` of a lent body. A node's digest is taken from the last one computed for that
+    /// prefix when the body is the same.
+    func digest(prefix: Data, body: UnsafeRawBufferPointer?) throws -> Data {
         guard let body, !body.isEmpty else { return Data(count: Self.digestLength) }
-        var message = Data(prefix.count == 2 ? "ledger leaf v1\u{0}".utf8 : "ledger node v1\u{0}".utf8)
+        guard prefix.count == 1 else { return try computeDigest(prefix: prefix, body: body) }
+        let index = prefix[prefix.startIndex]
+        if let known = nodeDigests.digest(of: body, at: index) { return known }
+        let digest = try computeDigest(prefix: prefix, body: body)
+        nodeDigests.remember(digest, of: Data(body), at: index)
+        return digest
+    }
+
+    private func computeDigest(prefix: Data, body: UnsafeRawBufferPointer) throws -> Data {
+        var message = [UInt8]()
+        message.reserveCapacity(Self.leafLabel.count + 1 + prefix.count + body.count)
+        message.append(contentsOf: prefix.count == 2 ? Self.leafLabel : Self.nodeLabel)
         message.append(UInt8(prefix.count))
-        message.append(prefix)
-        message.append(body)
+        prefix.withUnsafeBytes { message.append(contentsOf: $0) }
+        message.append(contentsOf: body)
         return try key.authenticationCode(for: message).prefix(Self.digestLength)
     }
 
-    /// The slot for the child at `index` in a root or node body.
+    private static let leafLabel = Array("ledger leaf v1\u{0}".utf8)
+    private static let nodeLabel = Array("ledger node v1\u{0}".utf8)
+
+    /// The slot for the child at `index` in a root or node body (all zeros for no body).
     static func slot(_ body: Data?, _ index: UInt8) -> Data {
-        guard let body, body.count == slotsLength else { return Data(count: digestLength) }
-        let start = body.startIndex + Int(index) * digestLength
-        return Data(body[start..<(start + digestLength)])
+        body.withUnsafeBytesOrNil { Data(slot(in: $0, index)) }
+    }
+
+    /// Twelve zero bytes, allocated once for the life of the process.
+    nonisolated(unsafe) private static let zeroSlot: UnsafeRawBufferPointer = {
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: digestLength, alignment: 1)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+        return UnsafeRawBufferPointer(bytes)
+    }()
+
+    /// The slot's bytes, lent from `body` (or the zero slot).
+    private static func slot(in body: UnsafeRawBufferPointer?, _ index: UInt8) -> UnsafeRawBufferPointer {
+        guard let body, body.count == slotsLength else { return zeroSlot }
+        let start = Int(index) * digestLength
+        return UnsafeRawBufferPointer(rebasing: body[start..<(start + digestLength)])
     }
 
     /// Whether a root or node body's slot for child `index` holds `digest`.
     static func slot(_ body: Data?, _ index: UInt8, holds digest: Data) -> Bool {
-        ConstantTime.equal(slot(body, index), digest)
+        body.withUnsafeBytesOrNil { body in
+            digest.withUnsafeBytes { OpenSSL.constantTimeEqual(slot(in: body, index), $0) }
+        }
     }
 
     /// `body` with the slot for child `index` set to `digest`; nil when every slot is then zero.
@@ -88,25 +144,31 @@ struct RollbackLedger: Sendable {
         var slots = body.flatMap { $0.count == slotsLength ? Data($0) : nil } ?? Data(count: slotsLength)
         let start = Int(index) * digestLength
         slots.replaceSubrange(start..<(start + digestLength), with: digest)
-        return slots.allSatisfy({ $0 == 0 }) ? nil : slots
+        return isZero(slots) ? nil : slots
+    }
+
+    private static func isZero(_ bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            var accumulated: UInt8 = 0
+            for byte in buffer { accumulated |= byte }
+            return accumulated == 0
+        }
     }
 
     // MARK: - Leaves
 
     /// The generation a leaf body records for `uuid`, if any.
-    static func generation(of uuid: Data, in leaf: Data?) -> Int64? {
+    static func generation(of uuid: Data, in leaf: UnsafeRawBufferPointer?) -> Int64? {
         guard let leaf, leaf.count % entryLength == 0 else { return nil }
-        return leaf.withUnsafeBytes { bytes -> Int64? in
+        return uuid.withUnsafeBytes { uuid -> Int64? in
             var low = 0
             var high = leaf.count / entryLength
             while low < high {
                 let middle = (low + high) / 2
-                let entry = UnsafeRawBufferPointer(rebasing: bytes[(middle * entryLength)..<(middle * entryLength + 16)])
-                let order = compare(entry, uuid)
+                let entry = middle * entryLength
+                let order = memcmp(leaf.baseAddress! + entry, uuid.baseAddress!, 16)
                 if order == 0 {
-                    return (0..<8).reduce(Int64(0)) { value, offset in
-                        value << 8 | Int64(bytes[middle * entryLength + 16 + offset])
-                    }
+                    return (0..<8).reduce(Int64(0)) { value, offset in value << 8 | Int64(leaf[entry + 16 + offset]) }
                 }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
@@ -119,12 +181,11 @@ struct RollbackLedger: Sendable {
     static func setting(_ leaf: Data?, _ uuid: Data, to generation: Int64?) -> Data? {
         var entries: [(uuid: Data, generation: Int64)] = []
         if let leaf, leaf.count % entryLength == 0 {
-            var offset = leaf.startIndex
-            while offset < leaf.endIndex {
-                let entryUUID = Data(leaf[offset..<(offset + 16)])
-                let value = leaf[(offset + 16)..<(offset + entryLength)].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-                entries.append((entryUUID, value))
-                offset += entryLength
+            leaf.withUnsafeBytes { bytes in
+                for entry in stride(from: 0, to: bytes.count, by: entryLength) {
+                    let value = (0..<8).reduce(Int64(0)) { $0 << 8 | Int64(bytes[entry + 16 + $1]) }
+                    entries.append((Data(bytes[entry..<(entry + 16)]), value))
+                }
             }
         }
         entries.removeAll { $0.uuid == uuid }
@@ -143,26 +204,54 @@ struct RollbackLedger: Sendable {
         return body
     }
 
-    private static func compare(_ left: UnsafeRawBufferPointer, _ right: Data) -> Int {
-        right.withUnsafeBytes { right in
-            for index in 0..<min(left.count, right.count) where left[index] != right[index] {
-                return left[index] < right[index] ? -1 : 1
+    // MARK: - Checking an item
+
+    /// Whether the ledger, with the root, node and leaf bodies above `uuid` as read from the
+    /// database (lent; nil where no row exists), names generation `generation` for it: the
+    /// node's digest matches the root's slot, the leaf's the node's, and the leaf's entry the
+    /// generation.
+    func vouches(
+        for uuid: Data, generation: Int64,
+        root: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
+    ) throws -> Bool {
+        guard uuid.count == 16 else { return false }
+        let path = Path(uuid: uuid)
+        let nodeDigest = try digest(prefix: path.node, body: node)
+        let leafDigest = try digest(prefix: path.leaf, body: leaf)
+        let linked = nodeDigest.withUnsafeBytes { nodeDigest in
+            leafDigest.withUnsafeBytes { leafDigest in
+                OpenSSL.constantTimeEqual(Self.slot(in: root, uuid[uuid.startIndex]), nodeDigest)
+                    && OpenSSL.constantTimeEqual(Self.slot(in: node, uuid[uuid.startIndex + 1]), leafDigest)
             }
-            return left.count - right.count
+        }
+        return linked && Self.generation(of: uuid, in: leaf) == generation
+    }
+}
+
+extension Optional where Wrapped == Data {
+    /// The data's bytes lent to `body`, or nil.
+    func withUnsafeBytesOrNil<T>(_ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
+        guard let data = self else { return try body(nil) }
+        return try data.withUnsafeBytes { try body($0) }
+    }
+}
+
+/// The digest of the node body last hashed under each one-byte prefix (at most 256 bodies of
+/// 3 KiB). A digest depends on nothing but the body, so a remembered one is right whatever
+/// happens to the transaction that computed it.
+private final class NodeDigests: Sendable {
+    private let nodes = Mutex<[(body: Data, digest: Data)?]>(Array(repeating: nil, count: 256))
+
+    /// The digest of `body` under prefix `index`, if that body was the last hashed there.
+    func digest(of body: UnsafeRawBufferPointer, at index: UInt8) -> Data? {
+        nodes.withLock { nodes in
+            guard let known = nodes[Int(index)], known.body.count == body.count else { return nil }
+            let same = known.body.withUnsafeBytes { memcmp($0.baseAddress!, body.baseAddress!, body.count) == 0 }
+            return same ? known.digest : nil
         }
     }
 
-    // MARK: - Checking an item
-
-    /// Whether the ledger, as `evidence` shows it, names generation `generation` for `uuid`:
-    /// the node's digest matches the root's slot, the leaf's the node's, and the leaf's entry
-    /// the generation.
-    func vouches(for uuid: Data, generation: Int64, evidence: Evidence) throws -> Bool {
-        guard uuid.count == 16 else { return false }
-        let path = Path(uuid: uuid)
-        guard Self.slot(evidence.root, uuid[uuid.startIndex], holds: try digest(prefix: path.node, body: evidence.node)),
-            Self.slot(evidence.node, uuid[uuid.startIndex + 1], holds: try digest(prefix: path.leaf, body: evidence.leaf))
-        else { return false }
-        return Self.generation(of: uuid, in: evidence.leaf) == generation
+    func remember(_ digest: Data, of body: Data, at index: UInt8) {
+        nodes.withLock { $0[Int(index)] = (body, digest) }
     }
 }

@@ -52,7 +52,7 @@ enum RecordDecoderFuzzer {
             guard let sealer else { return }
             let row = StoredRow(
                 rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: Data(count: 32),
-                metadata: Data(), secret: bytes, isSynchronizable: false)
+                metadata: Data(), secret: bytes, isSynchronizable: false, isCurrent: true)
             if (try? sealer.openSecret(bytes, of: row)) != nil {
                 throw FuzzFailure("arbitrary bytes opened as a secret")
             }
@@ -73,7 +73,7 @@ enum RecordDecoderFuzzer {
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: bytes.prefix(16),
             primaryKeyToken: bytes.dropFirst(16).prefix(32),
-            metadata: bytes.dropFirst(48), secret: nil, isSynchronizable: false)
+            metadata: bytes.dropFirst(48), secret: nil, isSynchronizable: false, isCurrent: true)
         if (try? sealer.openRecord(row)) != nil { throw FuzzFailure("a forged row opened") }
     }
 
@@ -96,7 +96,7 @@ enum RecordDecoderFuzzer {
         }
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: token, metadata: altered,
-            secret: nil, isSynchronizable: false, generation: 1)
+            secret: nil, isSynchronizable: false, generation: 1, isCurrent: true)
         guard let opened = try? sealer.openRecord(row) else {
             if altered == sealed { throw FuzzFailure("an unaltered record did not open") }
             return
