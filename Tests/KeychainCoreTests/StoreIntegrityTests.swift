@@ -40,7 +40,13 @@ struct StoreIntegrityTests {
         let temporary = try TemporaryKeychain()
         try temporary.addPassword(service: "a", account: "1", secret: "first")
         try temporary.addPassword(service: "b", account: "2", secret: "second")
-        try temporary.sql("UPDATE items SET secret = substr(secret, 1, 40) || X'00' || substr(secret, 42) WHERE rowid = 1")
+        // Byte 41 set to a value it does not hold (a fixed value would change nothing one time in 256).
+        try temporary.sql(
+            """
+            UPDATE items SET secret = substr(secret, 1, 40)
+                || (CASE WHEN substr(secret, 41, 1) = X'00' THEN X'01' ELSE X'00' END) || substr(secret, 42)
+            WHERE rowid = 1
+            """)
         #expect(throws: KeychainError.self) { try temporary.secret(service: "a", account: "1") }
         #expect(try temporary.secret(service: "b", account: "2") == Data("second".utf8))
     }

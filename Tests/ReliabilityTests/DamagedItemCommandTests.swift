@@ -16,7 +16,13 @@ struct DamagedItemCommandTests {
         #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "first-secret").exitCode == 0)
         #expect(try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "second-secret").exitCode == 0)
         let connection = try SQLiteConnection(path: home + "/swift-keychain/login.keychain-db")
-        try connection.execute("UPDATE items SET metadata = substr(metadata, 1, 30) || X'00' || substr(metadata, 32) WHERE rowid = 1")
+        // Byte 31 set to a value it does not hold (a fixed value would change nothing one time in 256).
+        try connection.execute(
+            """
+            UPDATE items SET metadata = substr(metadata, 1, 30)
+                || (CASE WHEN substr(metadata, 31, 1) = X'00' THEN X'01' ELSE X'00' END) || substr(metadata, 32)
+            WHERE rowid = 1
+            """)
 
         let damaged = try security("find-generic-password", "-a", "one", "-s", "svc", "-w")
         #expect(damaged.exitCode == 93)

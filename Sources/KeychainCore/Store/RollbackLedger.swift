@@ -13,8 +13,11 @@ import Synchronization
 /// UUID (random, so items spread evenly; `rowID` numbers the rows):
 /// - a **leaf** per two-byte prefix lists `UUID ‖ generation` (16 + 8 bytes) of its items, in
 ///   UUID order (about 15 entries per leaf at a million items);
-/// - a **node** per one-byte prefix holds the digests of its 256 leaves;
-/// - the **root** (the empty prefix) holds the digests of the 256 nodes.
+/// - a **node** per one-byte prefix holds the digests of its (up to 256) leaves;
+/// - the **root** (the empty prefix) holds the digests of the (up to 256) nodes.
+///
+/// Root and node bodies list only their children that exist (`index ‖ digest`), so a small
+/// keychain's ledger is a few pages; a full one is 3.3 KiB.
 ///
 /// A digest is the first 12 bytes of HMAC-SHA256 under the ledger key over a level label, the
 /// prefix and the body; an absent body (no item below it) has the all-zero digest and no row.
@@ -35,7 +38,7 @@ struct RollbackLedger: Sendable {
     /// The ledger key (derived from the keybag's index key, available whenever the keychain is).
     let key: SymmetricKey
     /// The last node body hashed under each one-byte prefix, with its digest: a node is hashed
-    /// again only when it changed (a node is 3 KiB; a leaf a few entries).
+    /// again only when it changed (a node is up to 3.3 KiB; a leaf a few entries).
     private let nodeDigests = NodeDigests()
 
     init(key: SymmetricKey) {
@@ -47,7 +50,8 @@ struct RollbackLedger: Sendable {
 
     static let digestLength = 12
     static let entryLength = 24
-    static let slotsLength = 256 * digestLength
+    /// A root or node body lists its non-zero slots: `child index ‖ digest`, by index.
+    static let slotLength = 1 + digestLength
 
     /// The `ledger` row id of the root (0), of the node for a one-byte prefix (1…256) and of the
     /// leaf for a two-byte prefix (257…65 792).
@@ -127,9 +131,17 @@ struct RollbackLedger: Sendable {
 
     /// The slot's bytes, lent from `body` (or the zero slot).
     private static func slot(in body: UnsafeRawBufferPointer?, _ index: UInt8) -> UnsafeRawBufferPointer {
-        guard let body, body.count == slotsLength else { return zeroSlot }
-        let start = Int(index) * digestLength
-        return UnsafeRawBufferPointer(rebasing: body[start..<(start + digestLength)])
+        guard let body, body.count % slotLength == 0 else { return zeroSlot }
+        var low = 0
+        var high = body.count / slotLength
+        while low < high {
+            let middle = (low + high) / 2
+            let start = middle * slotLength
+            let found = body[start]
+            if found == index { return UnsafeRawBufferPointer(rebasing: body[(start + 1)..<(start + slotLength)]) }
+            if found < index { low = middle + 1 } else { high = middle }
+        }
+        return zeroSlot
     }
 
     /// Whether a root or node body's slot for child `index` holds `digest`.
@@ -141,18 +153,22 @@ struct RollbackLedger: Sendable {
 
     /// `body` with the slot for child `index` set to `digest`; nil when every slot is then zero.
     static func setting(_ body: Data?, _ index: UInt8, to digest: Data) -> Data? {
-        var slots = body.flatMap { $0.count == slotsLength ? Data($0) : nil } ?? Data(count: slotsLength)
-        let start = Int(index) * digestLength
-        slots.replaceSubrange(start..<(start + digestLength), with: digest)
-        return isZero(slots) ? nil : slots
-    }
-
-    private static func isZero(_ bytes: Data) -> Bool {
-        bytes.withUnsafeBytes { buffer in
-            var accumulated: UInt8 = 0
-            for byte in buffer { accumulated |= byte }
-            return accumulated == 0
+        var slots: [(index: UInt8, digest: Data)] = []
+        if let body, body.count % slotLength == 0 {
+            body.withUnsafeBytes { bytes in
+                for start in stride(from: 0, to: bytes.count, by: slotLength) where bytes[start] != index {
+                    slots.append((bytes[start], Data(bytes[(start + 1)..<(start + slotLength)])))
+                }
+            }
         }
+        if digest.contains(where: { $0 != 0 }) { slots.append((index, digest)) }
+        guard !slots.isEmpty else { return nil }
+        var encoded = Data(capacity: slots.count * slotLength)
+        for slot in slots.sorted(by: { $0.index < $1.index }) {
+            encoded.append(slot.index)
+            encoded.append(slot.digest)
+        }
+        return encoded
     }
 
     // MARK: - Leaves
@@ -236,8 +252,8 @@ extension Optional where Wrapped == Data {
     }
 }
 
-/// The digest of the node body last hashed under each one-byte prefix (at most 256 bodies of
-/// 3 KiB). A digest depends on nothing but the body, so a remembered one is right whatever
+/// The digest of the node body last hashed under each one-byte prefix (at most 256 bodies of up to
+/// 3.3 KiB). A digest depends on nothing but the body, so a remembered one is right whatever
 /// happens to the transaction that computed it.
 private final class NodeDigests: Sendable {
     private let nodes = Mutex<[(body: Data, digest: Data)?]>(Array(repeating: nil, count: 256))
