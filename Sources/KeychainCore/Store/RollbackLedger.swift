@@ -153,22 +153,23 @@ struct RollbackLedger: Sendable {
 
     /// `body` with the slot for child `index` set to `digest`; nil when every slot is then zero.
     static func setting(_ body: Data?, _ index: UInt8, to digest: Data) -> Data? {
-        var slots: [(index: UInt8, digest: Data)] = []
-        if let body, body.count % slotLength == 0 {
-            body.withUnsafeBytes { bytes in
-                for start in stride(from: 0, to: bytes.count, by: slotLength) where bytes[start] != index {
-                    slots.append((bytes[start], Data(bytes[(start + 1)..<(start + slotLength)])))
-                }
-            }
+        var bytes = body.flatMap { $0.count % slotLength == 0 ? [UInt8]($0) : nil } ?? []
+        var low = 0
+        var high = bytes.count / slotLength
+        while low < high {
+            let middle = (low + high) / 2
+            if bytes[middle * slotLength] < index { low = middle + 1 } else { high = middle }
         }
-        if digest.contains(where: { $0 != 0 }) { slots.append((index, digest)) }
-        guard !slots.isEmpty else { return nil }
-        var encoded = Data(capacity: slots.count * slotLength)
-        for slot in slots.sorted(by: { $0.index < $1.index }) {
-            encoded.append(slot.index)
-            encoded.append(slot.digest)
+        let start = low * slotLength
+        let present = start < bytes.count && bytes[start] == index
+        let keep = digest.contains { $0 != 0 }
+        switch (present, keep) {
+        case (true, true): bytes.replaceSubrange((start + 1)..<(start + slotLength), with: digest)
+        case (true, false): bytes.removeSubrange(start..<(start + slotLength))
+        case (false, true): bytes.insert(contentsOf: [index] + digest, at: start)
+        case (false, false): break
         }
-        return encoded
+        return bytes.isEmpty ? nil : Data(bytes)
     }
 
     // MARK: - Leaves
