@@ -32,17 +32,7 @@ struct SymmetricKey: Sendable {
     /// Encrypts with `nonce` (12 bytes, random: callers that need several random values take
     /// them from one `RandomBytes` draw); returns `nonce ‖ ciphertext ‖ tag`.
     func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes, nonce: Data) throws -> Data {
-        precondition(nonce.count == OpenSSL.gcmNonceLength)
-        let sealed = try bytes.withUnsafeBytes { key in
-            try nonce.withUnsafeBytes { nonceBuffer in
-                try plaintext.withUnsafeBytes { message in
-                    try aad.withUnsafeBytes { aadBuffer in
-                        try prepared.gcm.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
-                    }
-                }
-            }
-        }
-        return nonce + sealed
+        try bytes.withUnsafeBytes { try Self.seal(plaintext, key: $0, aad: aad, nonce: nonce, contexts: prepared.gcm) }
     }
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag`; throws `errSecDecode` if anything was altered.
@@ -52,16 +42,7 @@ struct SymmetricKey: Sendable {
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag` held in `box`; throws `errSecDecode` if anything was altered.
     func open(_ box: UnsafeRawBufferPointer, aad: some ContiguousBytes) throws -> SecureBytes {
-        guard box.count >= OpenSSL.gcmNonceLength + OpenSSL.gcmTagLength else {
-            throw KeychainError(.decode, "sealed box too short")
-        }
-        return try bytes.withUnsafeBytes { key in
-            try aad.withUnsafeBytes { aadBuffer in
-                let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
-                let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
-                return try prepared.gcm.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
-            }
-        }
+        try bytes.withUnsafeBytes { try Self.open(box, key: $0, aad: aad, contexts: prepared.gcm) }
     }
 
     /// Encrypts under `key`, a key used for this one operation (an item's own key), with
@@ -69,32 +50,42 @@ struct SymmetricKey: Sendable {
     static func sealOnce<Plaintext: ContiguousBytes>(
         _ plaintext: Plaintext, key: SecureBytes, aad: some ContiguousBytes, nonce: Data
     ) throws -> Data {
-        precondition(key.count == byteCount && nonce.count == OpenSSL.gcmNonceLength)
-        let sealed = try key.withUnsafeBytes { key in
-            try nonce.withUnsafeBytes { nonceBuffer in
-                try plaintext.withUnsafeBytes { message in
-                    try aad.withUnsafeBytes { aadBuffer in
-                        try AESGCMContextPool.singleUse.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: aadBuffer)
-                    }
-                }
-            }
-        }
-        return nonce + sealed
+        precondition(key.count == byteCount)
+        return try key.withUnsafeBytes { try seal(plaintext, key: $0, aad: aad, nonce: nonce, contexts: .singleUse) }
     }
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag` in `box` under `key`, a key used for this one
     /// operation (an item's own key): no state is prepared or kept for it.
     static func openOnce(_ box: UnsafeRawBufferPointer, key: SecureBytes, aad: some ContiguousBytes) throws -> SecureBytes {
         guard key.count == byteCount else { throw KeychainError(.decode, "key has the wrong length") }
+        return try key.withUnsafeBytes { try open(box, key: $0, aad: aad, contexts: .singleUse) }
+    }
+
+    /// `nonce ‖ ciphertext ‖ tag` of `plaintext` under `key`, with a context from `contexts`.
+    private static func seal<Plaintext: ContiguousBytes>(
+        _ plaintext: Plaintext, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, nonce: Data,
+        contexts: AESGCMContextPool
+    ) throws -> Data {
+        precondition(nonce.count == OpenSSL.gcmNonceLength)
+        let sealed = try nonce.withUnsafeBytes { nonceBuffer in
+            try plaintext.withUnsafeBytes { message in
+                try aad.withUnsafeBytes { try contexts.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: $0) }
+            }
+        }
+        return nonce + sealed
+    }
+
+    /// The plaintext of `nonce ‖ ciphertext ‖ tag` under `key`, with a context from `contexts`.
+    private static func open(
+        _ box: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, contexts: AESGCMContextPool
+    ) throws -> SecureBytes {
         guard box.count >= OpenSSL.gcmNonceLength + OpenSSL.gcmTagLength else {
             throw KeychainError(.decode, "sealed box too short")
         }
-        return try key.withUnsafeBytes { key in
-            try aad.withUnsafeBytes { aadBuffer in
-                let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
-                let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
-                return try AESGCMContextPool.singleUse.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
-            }
+        return try aad.withUnsafeBytes { aadBuffer in
+            let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
+            let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
+            return try contexts.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
         }
     }
 
