@@ -56,11 +56,11 @@ struct RollbackLedger: Sendable {
     /// The `ledger` row id of the root (0), of the node for a one-byte prefix (1…256) and of the
     /// leaf for a two-byte prefix (257…65 792).
     static func rowID(_ prefix: Data) -> Int64 {
-        let bytes = [UInt8](prefix)
-        switch bytes.count {
+        let start = prefix.startIndex
+        switch prefix.count {
         case 0: return 0
-        case 1: return firstNodeID + Int64(bytes[0])
-        default: return firstLeafID + Int64(bytes[0]) * 256 + Int64(bytes[1])
+        case 1: return firstNodeID + Int64(prefix[start])
+        default: return firstLeafID + Int64(prefix[start]) * 256 + Int64(prefix[start + 1])
         }
     }
 
