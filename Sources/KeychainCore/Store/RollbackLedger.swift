@@ -48,7 +48,9 @@ struct RollbackLedger: Sendable {
     /// The generation stored for entries that the ledger cannot vouch for: no row has it.
     static let unverifiable: Int64 = -1
 
+    /// The bytes of a digest kept in a slot (a truncated HMAC-SHA256).
     static let digestLength = 12
+    /// The bytes of a leaf entry: a UUID and a big-endian generation.
     static let entryLength = 24
     /// A root or node body lists its non-zero slots: `child index ‖ digest`, by index.
     static let slotLength = 1 + digestLength
@@ -64,14 +66,19 @@ struct RollbackLedger: Sendable {
         }
     }
 
+    /// The row id of the node for prefix 0x00.
     static let firstNodeID: Int64 = 1
+    /// The row id of the leaf for prefix 0x0000.
     static let firstLeafID: Int64 = 257
 
     /// The prefixes of the root, node and leaf above `uuid`.
     struct Path: Equatable {
+        /// The node's prefix: the UUID's first byte.
         let node: Data
+        /// The leaf's prefix: the UUID's first two bytes.
         let leaf: Data
 
+        /// The path above `uuid`.
         init(uuid: Data) {
             node = Data(uuid.prefix(1))
             leaf = Data(uuid.prefix(2))
@@ -116,11 +123,6 @@ struct RollbackLedger: Sendable {
 
     private static let leafLabel = Array("ledger leaf v1\u{0}".utf8)
     private static let nodeLabel = Array("ledger node v1\u{0}".utf8)
-
-    /// The slot for the child at `index` in a root or node body (all zeros for no body).
-    static func slot(_ body: Data?, _ index: UInt8) -> Data {
-        body.withUnsafeBytesOrNil { Data(slot(in: $0, index)) }
-    }
 
     /// Twelve zero bytes, allocated once for the life of the process.
     nonisolated(unsafe) private static let zeroSlot: UnsafeRawBufferPointer = {
@@ -268,6 +270,7 @@ private final class NodeDigests: Sendable {
         }
     }
 
+    /// Remembers `digest` as the digest of `body` under prefix `index`.
     func remember(_ digest: Data, of body: Data, at index: UInt8) {
         nodes.withLock { $0[Int(index)] = (body, digest) }
     }
