@@ -5,21 +5,12 @@
 enum DefaultKeychainCommand {
     /// Runs the command.
     static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("d:hs")
-        let scan = parser.parse(invocation.arguments)
-        var domain = KeychainDomain.user
-        var set = false
-        for element in scan.elements {
-            switch element {
-            case .option("d", let value): domain = try KeychainDomain.parse(value ?? "")
-            case .option("s", _): set = true
-            default: throw parser.usageError(for: element)
-            }
-        }
-        guard scan.operands.count <= (set ? 1 : 0) else { throw ToolError.usage(reason: nil) }
+        let options = try KeychainDomainOptions(parsing: invocation.arguments)
+        let (domain, set, operands) = (options.domain, options.set, options.operands)
+        guard operands.count <= (set ? 1 : 0) else { throw ToolError.usage(reason: nil) }
         if set {
             guard domain == .user else { throw domain.refuseSetting("SecKeychainSetDomainDefault") }
-            try KeychainPreferences.setDefaultKeychain(scan.operands.first.map(KeychainSession.path(of:)))
+            try KeychainPreferences.setDefaultKeychain(operands.first.map(KeychainSession.path(of:)))
             return 0
         }
         if domain == .user {

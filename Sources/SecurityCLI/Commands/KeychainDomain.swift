@@ -19,3 +19,29 @@ enum KeychainDomain: String, CaseIterable {
         .failed(result: 1, message: "security: \(api) \(rawValue): \(ToolError.text(for: -4))\n")
     }
 }
+
+/// The options `list-keychains` and `default-keychain` share: `[-d domain] [-s [keychain...]]`.
+struct KeychainDomainOptions {
+    /// The domain `-d` names (the user's by default).
+    var domain = KeychainDomain.user
+    /// Whether `-s` asks to set rather than print.
+    var set = false
+    /// The keychains named after the options.
+    var operands: [String] = []
+
+    /// Parses `arguments`.
+    ///
+    /// - Throws: bad usage for an unknown option or domain.
+    init(parsing arguments: [String]) throws {
+        let parser = OptionParser("d:hs")
+        let scan = parser.parse(arguments)
+        for element in scan.elements {
+            switch element {
+            case .option("d", let value): domain = try KeychainDomain.parse(value ?? "")
+            case .option("s", _): set = true
+            default: throw parser.usageError(for: element)
+            }
+        }
+        operands = scan.operands
+    }
+}
