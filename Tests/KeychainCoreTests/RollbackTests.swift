@@ -188,6 +188,37 @@ struct RollbackTests {
     }
 }
 
+@Suite("Rollback ledger upgrade")
+struct RollbackLedgerUpgradeTests {
+    @Test("a schema-3 keychain of 3 000 items is upgraded: the ledger built from its rows vouches for every item")
+    func largeUpgrade() throws {
+        let temporary = try TemporaryKeychain()
+        let requests = (0..<3000).map { index in
+            var request = ItemRequest(itemClass: .genericPassword)
+            request.attributes = ["svce": .string("bulk"), "acct": .string("\(index)")]
+            request.secret = Data("secret \(index)".utf8)
+            return request
+        }
+        try temporary.keychain.add(contentsOf: requests, context: TemporaryKeychain.context)
+        try temporary.rewriteAsVersion3()
+        let upgraded = try temporary.reopened()
+        var scan = ItemRequest(itemClass: .genericPassword)
+        scan.matchLimit = .all
+        scan.returns = [.attributes, .data]
+        let found = try upgraded.search(scan, context: TemporaryKeychain.context)
+        #expect(found.count == 3000)
+        #expect(found.allSatisfy { result in
+            guard case .string(let account)? = result.attributes?["acct"] else { return false }
+            return result.data == Data("secret \(account)".utf8)
+        })
+        let connection = try SQLiteConnection(path: upgraded.path)
+        let leaves = try connection.statement("SELECT count(*) FROM ledger WHERE id >= \(RollbackLedger.firstLeafID)")
+            .rows { $0.int64(0) }.first ?? 0
+        let uuidPrefixes = try connection.statement("SELECT count(DISTINCT substr(uuid, 1, 2)) FROM items").rows { $0.int64(0) }.first ?? -1
+        #expect(leaves == uuidPrefixes)
+    }
+}
+
 extension ItemChanges {
     /// Changes that replace the item's secret.
     static func newSecret(_ text: String) -> ItemChanges {

@@ -83,25 +83,45 @@ extension KeychainStore {
         try write(root, at: Data(), in: connection)
     }
 
-    /// Replaces the whole ledger with `entries` (a new or upgraded keychain, in the caller's
-    /// transaction).
-    func rebuildLedger(_ entries: [(uuid: Data, generation: Int64)], in connection: SQLiteConnection) throws {
+    /// Builds the whole ledger from the rows as they are (an upgraded keychain, in the caller's
+    /// transaction). The rows are read in UUID order (the UUID index), so each leaf, then each
+    /// node, is complete when the prefix moves on: memory holds one leaf and one node, whatever
+    /// the number of items.
+    func buildLedger(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM ledger").run()
-        var leaves: [Data: [(uuid: Data, generation: Int64)]] = [:]
-        for entry in entries where entry.uuid.count == 16 { leaves[entry.uuid.prefix(2), default: []].append(entry) }
-        var nodes: [Data: Data?] = [:]
-        for (prefix, members) in leaves {
-            let body = RollbackLedger.encode(members)
-            try write(body, at: prefix, in: connection)
-            let nodePrefix = Data(prefix.prefix(1))
-            nodes[nodePrefix] = RollbackLedger.setting(
-                nodes[nodePrefix] ?? nil, prefix[prefix.startIndex + 1], to: try ledger.digest(prefix: prefix, body: body))
-        }
+        var leaf: (prefix: Data, entries: [(uuid: Data, generation: Int64)])?
+        var node: (prefix: Data, body: Data?)?
         var root: Data?
-        for (prefix, body) in nodes {
+        func finishLeaf() throws {
+            guard let (prefix, entries) = leaf else { return }
+            let body = RollbackLedger.encode(entries)
+            try write(body, at: prefix, in: connection)
+            node!.body = RollbackLedger.setting(
+                node!.body, prefix[prefix.startIndex + 1], to: try ledger.digest(prefix: prefix, body: body))
+            leaf = nil
+        }
+        func finishNode() throws {
+            try finishLeaf()
+            guard let (prefix, body) = node else { return }
             try write(body, at: prefix, in: connection)
             root = RollbackLedger.setting(root, prefix[prefix.startIndex], to: try ledger.digest(prefix: prefix, body: body))
+            node = nil
         }
+        let rows = try connection.statement("SELECT uuid, gen FROM items ORDER BY uuid")
+        defer { rows.reset() }
+        while try rows.step() {
+            guard let uuid = rows.blob(0), uuid.count == 16 else { continue }
+            if node?.prefix != uuid.prefix(1) {
+                try finishNode()
+                node = (Data(uuid.prefix(1)), nil)
+            }
+            if leaf?.prefix != uuid.prefix(2) {
+                try finishLeaf()
+                leaf = (Data(uuid.prefix(2)), [])
+            }
+            leaf!.entries.append((uuid, rows.int64(1)))
+        }
+        try finishNode()
         try write(root, at: Data(), in: connection)
     }
 

@@ -122,10 +122,7 @@ final class KeychainStore: Sendable {
     /// generation 0: from now on no row can be put back to a version older than the one it has.
     private func upgradeFromVersion3(in connection: SQLiteConnection) throws {
         try connection.execute(Self.version3To4)
-        let entries = try connection.statement("SELECT uuid, gen FROM items ORDER BY uuid").rows {
-            (uuid: $0.blob(0) ?? Data(), generation: $0.int64(1))
-        }
-        try rebuildLedger(entries, in: connection)
+        try buildLedger(in: connection)
     }
 
     /// Records the schema version.
