@@ -50,20 +50,17 @@ extension Keychain {
     /// - Returns: the number of items added.
     @discardableResult
     public func add(contentsOf requests: [ItemRequest], context: AccessContext) throws -> Int {
-        let prepared = try requests.map { try prepareAdd($0, context: context) }
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                if prepared.contains(where: { $0.0.protection == .whenPasscodeSetThisDeviceOnly }) {
-                    try requirePasscodeClass(in: connection)
-                }
-                var groups = Set<String>()
-                for (record, row) in prepared {
-                    _ = try store.insert(row, in: connection)
-                    groups.insert(record.accessGroup)
-                }
-                for group in groups { try registerAccessGroup(group, in: connection) }
+        try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, connection in
+            if prepared.contains(where: { $0.0.protection == .whenPasscodeSetThisDeviceOnly }) {
+                try requirePasscodeClass(in: connection)
             }
+            var groups = Set<String>()
+            for (record, row) in prepared {
+                _ = try store.insert(row, in: connection)
+                groups.insert(record.accessGroup)
+            }
+            for group in groups { try registerAccessGroup(group, in: connection) }
+            return prepared.count
         }
-        return prepared.count
     }
 }

@@ -32,23 +32,21 @@ extension Keychain {
             file.entries.append(.init(keyClass: keyClass, deviceBound: deviceBound, wrapped: wrapped))
         }
 
-        try store.withConnection { connection in
-            try connection.readTransaction {
-                for row in try store.allRows(in: connection) {
-                    if row.protection == .whenPasscodeSetThisDeviceOnly {
-                        file.passcodeOnlyItemsLeftOut += 1
-                        continue
-                    }
-                    guard let record = try openIfAuthentic(row), let key = classKeys[KeybagClass(record.protection)] else {
-                        continue
-                    }
-                    var plaintext = try Self.backupPlaintext(record, secret: row.secret.map { try sealer.openSecretBytes($0, of: row) })
-                    defer { plaintext.wipe() }
-                    var item = BackupFile.SealedItem(
-                        itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())
-                    item.sealed = try key.seal(plaintext, aad: file.itemAAD(index: file.items.count, item))
-                    file.items.append(item)
+        try reading { connection in
+            for row in try store.allRows(in: connection) {
+                if row.protection == .whenPasscodeSetThisDeviceOnly {
+                    file.passcodeOnlyItemsLeftOut += 1
+                    continue
                 }
+                guard let record = try openIfAuthentic(row), let key = classKeys[KeybagClass(record.protection)] else {
+                    continue
+                }
+                var plaintext = try Self.backupPlaintext(record, secret: row.secret.map { try sealer.openSecretBytes($0, of: row) })
+                defer { plaintext.wipe() }
+                var item = BackupFile.SealedItem(
+                    itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())
+                item.sealed = try key.seal(plaintext, aad: file.itemAAD(index: file.items.count, item))
+                file.items.append(item)
             }
         }
         try FileSystem.replaceAtomically(path, contents: file.encoded(macKey: keys.mac))
@@ -81,7 +79,10 @@ extension Keychain {
             classKeys[entry.keyClass] = try SymmetricKey(
                 wrapping.open(entry.wrapped, aad: file.entryAAD(entry.keyClass, deviceBound: entry.deviceBound)))
         }
-        var rows: [(ItemRecord, StoredRow)] = []
+        var items: [(record: ItemRecord, secret: Data?)] = []
+        defer {
+            for index in items.indices { items[index].secret?.wipe() }
+        }
         var leftOut = 0
         for (index, item) in file.items.enumerated() {
             guard let key = classKeys[item.keyClass] else {
@@ -92,20 +93,17 @@ extension Keychain {
                 continue
             }
             let plaintext = try key.open(item.sealed, aad: file.itemAAD(index: index, item))
-            var (record, secret) = try Self.restoredItem(plaintext, item)
-            defer { secret?.wipe() }
-            rows.append((record, try seal(record, secret: secret)))
+            items.append(try Self.restoredItem(plaintext, item))
         }
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                try store.deleteAllRows(in: connection)
-                for (record, row) in rows {
-                    _ = try store.insert(row, in: connection)
-                    try registerAccessGroup(record.accessGroup, in: connection)
-                }
+        // Sealed inside the transaction: with the keys of the keybag it commits with.
+        try writing(removing: true) { connection in
+            try store.deleteAllRows(in: connection)
+            for (record, secret) in items {
+                _ = try store.insert(try seal(record, secret: secret), in: connection)
+                try registerAccessGroup(record.accessGroup, in: connection)
             }
         }
-        return RestoreSummary(restoredCount: rows.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
+        return RestoreSummary(restoredCount: items.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
     }
 
     private static func isThisDeviceOnly(_ keyClass: KeybagClass) -> Bool {

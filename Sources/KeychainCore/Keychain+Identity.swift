@@ -52,34 +52,32 @@ extension Keychain {
 
     /// `SecItemCopyMatching` for `kSecClassIdentity`.
     func searchIdentities(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult] {
-        let results: [ItemResult] = try store.withConnection { connection in
-            try connection.readTransaction {
-                try identityPairs(request, context: context, in: connection, limit: limit).compactMap { pair in
-                    guard var result = try makeResult(pair.key.record, row: pair.key.row, returns: request.returns) else {
-                        return nil
-                    }
-                    if var attributes = result.attributes {
-                        attributes.merge(pair.certificate.record.attributes) { _, certificate in certificate }
-                        result.attributes = attributes
-                    }
-                    if request.returns.contains(.persistentReference) {
-                        result.persistentReference =
-                            PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid).data
-                    }
-                    if request.returns.contains(.reference) {
-                        let certificateData = try pair.certificate.row.secret.map {
-                            try sealer.openSecret($0, of: pair.certificate.row)
-                        }
-                        guard case .key(let key)? = result.reference,
-                            case .certificate(let certificate)? = reference(
-                                itemClass: .certificate, attributes: pair.certificate.record.attributes, secret: certificateData)
-                        else { return nil }
-                        result.reference = .identity(Identity(certificate: certificate, privateKey: key))
-                    }
-                    return ItemResult(
-                        itemClass: .identity, attributes: result.attributes, accessControl: result.accessControl,
-                        data: result.data, persistentReference: result.persistentReference, reference: result.reference)
+        let results: [ItemResult] = try reading { connection in
+            try identityPairs(request, context: context, in: connection, limit: limit).compactMap { pair in
+                guard var result = try makeResult(pair.key.record, row: pair.key.row, returns: request.returns) else {
+                    return nil
                 }
+                if var attributes = result.attributes {
+                    attributes.merge(pair.certificate.record.attributes) { _, certificate in certificate }
+                    result.attributes = attributes
+                }
+                if request.returns.contains(.persistentReference) {
+                    result.persistentReference =
+                        PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid).data
+                }
+                if request.returns.contains(.reference) {
+                    let certificateData = try pair.certificate.row.secret.map {
+                        try sealer.openSecret($0, of: pair.certificate.row)
+                    }
+                    guard case .key(let key)? = result.reference,
+                        case .certificate(let certificate)? = reference(
+                            itemClass: .certificate, attributes: pair.certificate.record.attributes, secret: certificateData)
+                    else { return nil }
+                    result.reference = .identity(Identity(certificate: certificate, privateKey: key))
+                }
+                return ItemResult(
+                    itemClass: .identity, attributes: result.attributes, accessControl: result.accessControl,
+                    data: result.data, persistentReference: result.persistentReference, reference: result.reference)
             }
         }
         guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
@@ -89,18 +87,16 @@ extension Keychain {
     /// `SecItemUpdate` for `kSecClassIdentity`: the change is applied to each identity's
     /// certificate and private key (each taking the attributes its class has).
     func updateIdentities(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
-                guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
-                for pair in pairs {
-                    for half in [pair.certificate, pair.key] {
-                        var scoped = changes
-                        scoped.attributes = changes.attributes.filter {
-                            AttributeCatalog.attribute($0.key, in: half.record.itemClass) != nil
-                        }
-                        try apply(scoped, to: half.record, row: half.row, in: connection)
+        try writing(removing: true) { connection in
+            let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+            guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
+            for pair in pairs {
+                for half in [pair.certificate, pair.key] {
+                    var scoped = changes
+                    scoped.attributes = changes.attributes.filter {
+                        AttributeCatalog.attribute($0.key, in: half.record.itemClass) != nil
                     }
+                    try apply(scoped, to: half.record, row: half.row, in: connection)
                 }
             }
         }
@@ -109,26 +105,24 @@ extension Keychain {
     /// `SecItemDelete` for `kSecClassIdentity`: deletes each identity's certificate, and its key
     /// unless another certificate still uses that key (Apple, `apple-semantics.md` §7.3).
     func deleteIdentities(_ request: ItemRequest, context: AccessContext) throws -> Int {
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
-                guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
-                var deletedCertificates = Set<Int64>()
-                for pair in pairs where deletedCertificates.insert(pair.certificate.record.rowID).inserted {
-                    try store.delete(rowID: pair.certificate.record.rowID, in: connection)
-                }
-                for pair in pairs {
-                    var stillUsed = false
-                    var users = ItemRequest(itemClass: .certificate)
-                    users.attributes["pkhh"] = pair.key.record.attributes["klbl"]
-                    try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: connection) { _, _ in
-                        stillUsed = true
-                        return false
-                    }
-                    if !stillUsed { try store.delete(rowID: pair.key.record.rowID, in: connection) }
-                }
-                return deletedCertificates.count
+        try writing(removing: true) { connection in
+            let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+            guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
+            var deletedCertificates = Set<Int64>()
+            for pair in pairs where deletedCertificates.insert(pair.certificate.record.rowID).inserted {
+                try store.delete(rowID: pair.certificate.record.rowID, in: connection)
             }
+            for pair in pairs {
+                var stillUsed = false
+                var users = ItemRequest(itemClass: .certificate)
+                users.attributes["pkhh"] = pair.key.record.attributes["klbl"]
+                try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: connection) { _, _ in
+                    stillUsed = true
+                    return false
+                }
+                if !stillUsed { try store.delete(rowID: pair.key.record.rowID, in: connection) }
+            }
+            return deletedCertificates.count
         }
     }
 }

@@ -42,6 +42,17 @@ extension Keychain {
 
     /// Sets, changes or removes the passcode.
     ///
+    /// Every change replaces the class keys the passcode protects (classes A and C) with new
+    /// random keys in a new keybag, and seals every row of those classes again (its attributes
+    /// re-sealed, its item key re-wrapped), in one transaction that also makes the database name
+    /// the new keybag. So a copy of the keybag taken before the change (which, without a
+    /// passcode, opens with the device key alone) opens nothing written after it. The new
+    /// keybag is written beside the old one first and moved into place after the commit; a
+    /// crash at any point leaves either the old keybag and rows or the new ones, each opening
+    /// with its own passcode (`Keybag.load(path:deviceKey:naming:)`). Other processes holding
+    /// the keychain adopt the new keybag at their next transaction, before the first unlock
+    /// with the new passcode.
+    ///
     /// - Parameters:
     ///   - old: the current passcode; nil or empty when the keychain has none.
     ///   - new: the new passcode; nil or empty removes it. Removing it destroys the
@@ -49,41 +60,103 @@ extension Keychain {
     ///     (Apple: "Disabling the device passcode will cause all previously protected items to be
     ///     deleted").
     /// - Returns: how many items were deleted with the passcode.
-    /// - Throws: `errSecAuthFailed` when `old` is wrong (counted, with the same delays as `unlock`).
+    /// - Throws: `errSecAuthFailed` when `old` is wrong (counted, with the same delays as
+    ///   `unlock`); a storage status when the attempt or the new keys cannot be written
+    ///   (nothing changed then).
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         let oldSecret = old.flatMap { $0.isEmpty ? nil : SecureBytes(copying: $0) }
         let newSecret = new.flatMap { $0.isEmpty ? nil : SecureBytes(copying: $0) }
-        return try withKeybag { keybag, connection in
-            var keys: [KeybagClass: SymmetricKey]
-            if keybag.passcode != nil {
-                keys = try verifyPasscode(oldSecret ?? SecureBytes(copying: Data()), keybag: &keybag)
-            } else {
-                guard oldSecret == nil else { throw KeychainError(.authFailed, "the keychain has no passcode") }
-                keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
+        var staged: Keybag?
+        let replacement: (keybag: Keybag, keys: [KeybagClass: SymmetricKey], deleted: Int)
+        do {
+            replacement = try withKeybag { keybag, connection in
+                var keys: [KeybagClass: SymmetricKey]
+                if keybag.passcode != nil {
+                    keys = try verifyPasscode(oldSecret ?? SecureBytes(copying: Data()), keybag: &keybag)
+                } else {
+                    guard oldSecret == nil else { throw KeychainError(.authFailed, "the keychain has no passcode") }
+                    keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
+                }
+                var newKeys = keys
+                for keyClass in KeybagClass.protectionClasses where keyClass.needsPasscode {
+                    newKeys[keyClass] = try SymmetricKey.random()
+                }
+                if newSecret == nil { newKeys.removeValue(forKey: .whenPasscodeSetThisDeviceOnly) }
+                var updated = keybag
+                updated.uuid = try SecureRandom.data(count: 16)
+                updated.attempts = PasscodeAttempts()
+                updated.passcode = try newSecret.map { _ in
+                    Keybag.PasscodeParameters(
+                        salt: try SecureRandom.data(count: 16),
+                        iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate())
+                }
+                try updated.setEntries(newKeys, wrapping: updated.wrappingKeys(deviceKey: deviceKey, passcode: newSecret))
+                try updated.stage(path: keybagPath, deviceKey: deviceKey)
+                staged = updated
+                let deleted = newSecret == nil ? try store.deletePasscodeClassRows(in: connection) : 0
+                try resealRows(from: keys, to: newKeys, in: connection)
+                try store.setValue(updated.uuid, forKey: Self.keybagBindingKey, in: connection)
+                try options.passcodeChangeInterruption?(.beforeCommit)
+                return (updated, newKeys, deleted)
             }
-            var updated = keybag
-            updated.attempts = PasscodeAttempts()
-            if newSecret != nil {
-                updated.passcode = Keybag.PasscodeParameters(
-                    salt: try SecureRandom.data(count: 16),
-                    iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate())
-                if keys[.whenPasscodeSetThisDeviceOnly] == nil { keys[.whenPasscodeSetThisDeviceOnly] = try SymmetricKey.random() }
-            } else {
-                updated.passcode = nil
-                keys.removeValue(forKey: .whenPasscodeSetThisDeviceOnly)
-            }
-            try updated.setEntries(keys, wrapping: updated.wrappingKeys(deviceKey: deviceKey, passcode: newSecret))
-            try updated.save(path: keybagPath, deviceKey: deviceKey)
-            var deleted = 0
-            if newSecret == nil {
-                deleted = try store.deletePasscodeClassRows(in: connection)
-                keyRing.dropPasscodeClass(passcodeRemoved: true)
-            }
-            try keyRing.install(
-                keys, hasPasscode: newSecret != nil,
-                passcodeClassEntry: updated.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped)
-            return deleted
+            try options.passcodeChangeInterruption?(.afterCommit)
+        } catch {
+            if let staged { settleStagedKeybag(staged) }
+            throw error
+        }
+        // Another process may have moved it already, on meeting the database's new name.
+        _ = try? FileSystem.moveAtomically(Keybag.stagedPath(keybagPath), over: keybagPath)
+        try keyRing.replaceAll(
+            replacement.keys, hasPasscode: newSecret != nil,
+            passcodeClassEntry: replacement.keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped)
+        boundKeybag.withLock { $0 = replacement.keybag.uuid }
+        // The rows' previous ciphertexts leave the write-ahead log.
+        store.checkpoint()
+        return replacement.deleted
+    }
+
+    /// Where a passcode change can be interrupted in tests, to prove that each point leaves a
+    /// keychain that opens (`KeychainOptions.passcodeChangeInterruption`).
+    enum PasscodeChangePoint: Sendable {
+        /// The new keybag is staged and the rows sealed again, but nothing has committed.
+        case beforeCommit
+        /// The database names the new keybag; its file has not been moved into place.
+        case afterCommit
+    }
+
+    /// After a failed passcode change: the staged keybag is moved into place if the database
+    /// names it after all, and removed otherwise (a change that did not commit leaves no keys).
+    private func settleStagedKeybag(_ staged: Keybag) {
+        let stagedPath = Keybag.stagedPath(keybagPath)
+        let named = try? store.withConnection { try store.value(forKey: Self.keybagBindingKey, in: $0) }
+        if named == staged.uuid {
+            _ = try? FileSystem.moveAtomically(stagedPath, over: keybagPath)
+        } else if named != nil {
+            try? FileSystem.removeSecurely(stagedPath)
+        }
+    }
+
+    /// Seals every row of the classes the passcode protects again, from `old` class keys to
+    /// `new` ones, in the caller's transaction. Rows that do not open with the old keys (damaged,
+    /// or not the version the ledger names) are left as they are: they did not open before.
+    private func resealRows(
+        from old: [KeybagClass: SymmetricKey], to new: [KeybagClass: SymmetricKey], in connection: SQLiteConnection
+    ) throws {
+        func sealer(_ keys: [KeybagClass: SymmetricKey]) throws -> ItemSealer {
+            ItemSealer(
+                keyRing: try KeyRing(
+                    index: keyRing.index, classKeys: keys, hasPasscode: true, passcodeClassEntry: nil, autoLock: nil,
+                    clock: options.clock))
+        }
+        let source = try sealer(old)
+        let target = try sealer(new)
+        let protected = Protection.allCases.filter { KeybagClass($0).needsPasscode }.map(\.rawValue)
+        for rowID in try store.rowIDs(protectedBy: protected, in: connection) {
+            guard let row = try store.row(rowID: rowID, in: connection),
+                let resealed = try? source.reseal(row, for: target)
+            else { continue }
+            try store.replaceSealedKeys(of: resealed, in: connection)
         }
     }
 
@@ -118,30 +191,17 @@ extension Keychain {
 
     // MARK: - Internals
 
-    /// The keybag file beside the database.
-    var keybagPath: String { KeychainLocation.keybagPath(forDatabase: path) }
-
-    /// Runs `body` with the current keybag, holding the database's write lock (so keybag updates
-    /// from several processes never interleave); database changes `body` makes commit with it.
-    func withKeybag<T>(_ body: (inout Keybag, SQLiteConnection) throws -> T) throws -> T {
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                guard var keybag = try Keybag.load(path: keybagPath, deviceKey: deviceKey) else {
-                    throw KeychainError(.invalidKeychain, "the keychain's keybag is missing")
-                }
-                guard keybag.uuid == keybagUUID else {
-                    throw KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")
-                }
-                return try body(&keybag, connection)
-            }
-        }
-    }
-
     /// Checks `passcode` against the keybag, enforcing and recording failed attempts.
     ///
+    /// Fail closed: an attempt is recorded as failed (with the delay it brings) in the keybag
+    /// file before the guess is evaluated, and a success clears the record. An attempt that
+    /// cannot be recorded (a read-only directory, a full disk) is not evaluated, so there is no
+    /// unlimited, unrecorded guessing.
+    ///
     /// - Returns: every key of the keybag, unwrapped.
-    /// - Throws: `errSecAuthFailed` during a delay (not counted) or for a wrong passcode (counted,
-    ///   unless it repeats the previous wrong one; the record is saved before the error is thrown).
+    /// - Throws: `errSecAuthFailed` during a delay or for the wrong passcode just tried (neither
+    ///   counted nor evaluated again) or for a wrong passcode (counted); `errSecWrPerm`,
+    ///   `errSecDiskFull` or `errSecIO` when the attempt cannot be recorded (not evaluated).
     private func verifyPasscode(_ passcode: SecureBytes, keybag: inout Keybag) throws -> [KeybagClass: SymmetricKey] {
         let now = options.clock.now
         if let wait = keybag.attempts.remainingDelay(at: now) {
@@ -149,18 +209,24 @@ extension Keychain {
                 .authFailed, "too many failed passcode attempts: try again in \(Int(wait.rounded(.up))) seconds")
         }
         let wrapping = try keybag.wrappingKeys(deviceKey: deviceKey, passcode: passcode)
+        let wrong = KeychainError(.authFailed, "the passcode is not correct")
+        if let fingerprint = wrapping.fingerprint, keybag.attempts.repeatsLastWrongPasscode(fingerprint) { throw wrong }
+        var attempted = keybag
+        attempted.attempts.recordAttempt(at: now)
+        try attempted.save(path: keybagPath, deviceKey: deviceKey)
+        keybag = attempted
         let keys: [KeybagClass: SymmetricKey]
         do {
             keys = try keybag.unwrap(KeybagClass.allCases, wrapping: wrapping)
         } catch let error as KeychainError where error.code == .authFailed {
-            if let fingerprint = wrapping.fingerprint { keybag.attempts.recordFailure(fingerprint: fingerprint, at: now) }
-            try keybag.save(path: keybagPath, deviceKey: deviceKey)
-            throw error
+            // The failure is counted already; the fingerprint spares a repeat of this guess.
+            keybag.attempts.lastWrongFingerprint = wrapping.fingerprint
+            try? keybag.save(path: keybagPath, deviceKey: deviceKey)
+            throw wrong
         }
-        if !keybag.attempts.isClear {
-            keybag.attempts = PasscodeAttempts()
-            try keybag.save(path: keybagPath, deviceKey: deviceKey)
-        }
+        // Cleared on success; if the file cannot be written now, the attempt stays counted.
+        keybag.attempts = PasscodeAttempts()
+        try? keybag.save(path: keybagPath, deviceKey: deviceKey)
         return keys
     }
 

@@ -68,7 +68,15 @@ extension Keychain {
                 let row: StoredRow?
                 if synchronizableItemsMayExist == nil {
                     (row, synchronizableItemsMayExist) = try store.rowAndSynchronizableItems(
-                        primaryKeyToken: token, in: connection)
+                        primaryKeyToken: token, in: connection
+                    ) { recorded in
+                        // Outside a transaction the statement's snapshot decides the keys.
+                        guard singleStatement else { return }
+                        guard let recorded else {
+                            throw KeychainError(.invalidKeychain, "the keychain's database does not name its keybag: it was altered")
+                        }
+                        try requireCurrentKeys(named: recorded)
+                    }
                     if singleStatement && synchronizableItemsMayExist == true && onlyFlag == nil { return .needsTransaction }
                 } else {
                     row = try store.row(primaryKeyToken: token, in: connection)
@@ -99,7 +107,10 @@ extension Keychain {
             case .notKeyed: return nil
             case .rows(let rows): return rows
             case .needsTransaction:
-                return try connection.readTransaction { try primaryKeyRows(for: request, context: context, in: connection) }
+                return try connection.readTransaction {
+                    try requireCurrentKeys(in: connection)
+                    return try primaryKeyRows(for: request, context: context, in: connection)
+                }
             }
         }
         guard let rows else { return nil }

@@ -34,30 +34,31 @@ extension Keychain {
         defer { keySecret.wipe() }
         let certificateRequest = half(.certificate, certificateAttributes, secret: identity.certificate.der, of: request)
         let keyRequest = half(.key, identity.privateKey.itemAttributes, secret: keySecret, of: request)
-        var (certificateRecord, certificateRow) = try prepareAdd(certificateRequest, context: context)
-        var (keyRecord, keyRow) = try prepareAdd(keyRequest, context: context)
-
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                var added = 0
-                do {
-                    certificateRecord.rowID = try store.insert(certificateRow, in: connection)
-                    added += 1
-                } catch let error as KeychainError where error.code == .duplicateItem {
-                    if let existing = try store.row(primaryKeyToken: certificateRow.primaryKeyToken, in: connection) {
-                        certificateRecord.uuid = existing.uuid
-                    }
+        let prepare = {
+            (certificate: try self.prepareAdd(certificateRequest, context: context), key: try self.prepareAdd(keyRequest, context: context))
+        }
+        let (certificateRecord, keyRecord) = try writing(sealing: prepare) { prepared, connection in
+            var (certificateRecord, certificateRow) = prepared.certificate
+            var (keyRecord, keyRow) = prepared.key
+            var added = 0
+            do {
+                certificateRecord.rowID = try store.insert(certificateRow, in: connection)
+                added += 1
+            } catch let error as KeychainError where error.code == .duplicateItem {
+                if let existing = try store.row(primaryKeyToken: certificateRow.primaryKeyToken, in: connection) {
+                    certificateRecord.uuid = existing.uuid
                 }
-                do {
-                    keyRecord.rowID = try store.insert(keyRow, in: connection)
-                    added += 1
-                } catch let error as KeychainError where error.code == .duplicateItem {
-                    // The key is already stored: another certificate of the same key pair.
-                }
-                guard added > 0 else { throw KeychainError(.duplicateItem, "the identity's certificate and key exist") }
-                try registerAccessGroup(certificateRecord.accessGroup, in: connection)
-                try registerAccessGroup(keyRecord.accessGroup, in: connection)
             }
+            do {
+                keyRecord.rowID = try store.insert(keyRow, in: connection)
+                added += 1
+            } catch let error as KeychainError where error.code == .duplicateItem {
+                // The key is already stored: another certificate of the same key pair.
+            }
+            guard added > 0 else { throw KeychainError(.duplicateItem, "the identity's certificate and key exist") }
+            try registerAccessGroup(certificateRecord.accessGroup, in: connection)
+            try registerAccessGroup(keyRecord.accessGroup, in: connection)
+            return (certificateRecord, keyRecord)
         }
         guard !request.returns.isEmpty else { return nil }
         var result = ItemResult(itemClass: .identity)

@@ -16,8 +16,10 @@ public final class Keychain: Sendable {
     let options: KeychainOptions
     /// The device key: wraps the keybag's device-bound keys, keys its MAC, binds backups.
     let deviceKey: SymmetricKey
-    /// The keybag's UUID, which the database records.
-    let keybagUUID: Data
+    /// The UUID of the keybag whose keys `keyRing` holds. The database names the keybag it is
+    /// sealed for; when that changes (a passcode set, changed or removed, perhaps by another
+    /// process), the next transaction adopts the new keybag (`requireCurrentKeys`).
+    let boundKeybag: Mutex<Data>
     /// The group table's entries this process has made, by group name (`registerAccessGroup`).
     let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
 
@@ -72,6 +74,8 @@ public final class Keychain: Sendable {
         let (keybag, keys) = try Keybag.create(
             deviceKey: deviceKey, passcode: secret,
             iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate())
+        // The database's schema exists before its keybag does (see `init`).
+        try KeychainStore.prepareSchema(path: path)
         guard try keybag.createFile(path: KeychainLocation.keybagPath(forDatabase: path), deviceKey: deviceKey) else {
             throw KeychainError(.duplicateKeychain, "a keychain with the same name already exists")
         }
@@ -83,11 +87,14 @@ public final class Keychain: Sendable {
     ///
     /// - Throws: `errSecNoSuchKeychain` when there is no keychain at `path`.
     public static func delete(path: String) throws {
-        guard FileSystem.exists(path) else {
+        let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
+        guard FileSystem.exists(path) || FileSystem.exists(keybagPath) else {
             throw KeychainError(.noSuchKeychain, "the specified keychain could not be found")
         }
         forgetOpenInstance(path: path)
-        for file in [path, path + "-wal", path + "-shm", KeychainLocation.keybagPath(forDatabase: path),
+        // The keybag goes first: a deletion interrupted after it leaves a database that opens
+        // nothing (and can be deleted again), never a keybag whose database seems lost.
+        for file in [keybagPath, Keybag.stagedPath(keybagPath), path, path + "-wal", path + "-shm",
             KeychainLocation.legacyKeyFilePath(forDatabase: path)]
         {
             try FileSystem.removeSecurely(file)
@@ -128,13 +135,23 @@ public final class Keychain: Sendable {
         deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
 
+        // A keychain's database schema is created before its keybag is published. So a keybag
+        // beside a database without a schema means the database lost what it held (it was
+        // replaced, or copied without its -wal file before anything reached the main file): that
+        // is reported, never taken for a new, empty keychain.
         var (keybag, keys): (Keybag, [KeybagClass: SymmetricKey])
         if let created {
             (keybag, keys) = created
         } else if let existing = try Keybag.load(path: keybagPath, deviceKey: deviceKey) {
+            guard try KeychainStore.hasSchema(path: path) else {
+                throw KeychainError(
+                    .invalidKeychain,
+                    "the keychain is damaged: its keybag exists but its database holds nothing (was the database replaced, or copied without its -wal file?)")
+            }
             keybag = existing
             keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
         } else {
+            try KeychainStore.prepareSchema(path: path)
             (keybag, keys) = try Keybag.create(deviceKey: deviceKey, passcode: nil, iterations: 0)
             if try !keybag.createFile(path: keybagPath, deviceKey: deviceKey) {
                 guard let winner = try Keybag.load(path: keybagPath, deviceKey: deviceKey) else {
@@ -144,37 +161,36 @@ public final class Keychain: Sendable {
                 keys = try keybag.unwrap(KeybagClass.allCases, wrapping: keybag.wrappingKeys(deviceKey: deviceKey, passcode: nil))
             }
         }
-        keybagUUID = keybag.uuid
         guard let indexKey = keys[.index] else { throw KeychainError(.invalidKeychain, "the keybag has no index key") }
-        let hasPasscode = keybag.passcode != nil
         keyRing = try KeyRing(
-            index: IndexKeys(indexKey: indexKey), classKeys: keys, hasPasscode: hasPasscode,
+            index: IndexKeys(indexKey: indexKey), classKeys: keys, hasPasscode: keybag.passcode != nil,
             passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped,
             autoLock: keybag.settings.autoLockInterval, clock: options.clock)
+        boundKeybag = Mutex(keybag.uuid)
         sealer = ItemSealer(keyRing: keyRing)
         store = try KeychainStore(path: path, ledger: RollbackLedger(key: keyRing.index.ledger))
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
-        try store.withConnection { connection in
-            // Usually there is nothing to write: look first, without the write lock.
-            let passcodeClassGone = keybag.entry(.whenPasscodeSetThisDeviceOnly) == nil
-            if try store.value(forKey: "keybag-uuid", in: connection) == keybag.uuid,
-                try !passcodeClassGone || !store.hasPasscodeClassRows(in: connection)
-            {
-                return
+        let removed: Bool = try store.withConnection { connection in
+            // Usually there is nothing to write: look first, without the write lock. The keybag
+            // the database names may have been replaced by another process since this one read
+            // its file (the new file may still wait beside it): that one is adopted.
+            if let recorded = try store.value(forKey: Self.keybagBindingKey, in: connection) {
+                let current = recorded == keybag.uuid ? keybag : try adoptKeybag(named: recorded)
+                if try current.entry(.whenPasscodeSetThisDeviceOnly) != nil || !store.hasPasscodeClassRows(in: connection) {
+                    return false
+                }
             }
-            try connection.writeTransaction {
-                let bound = try store.establishValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
-                guard bound == keybag.uuid else {
-                    throw KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")
-                }
-                // Items of the passcode-only class outlive their key only if a process stopped
-                // between removing the passcode and deleting them: finish the job.
-                if passcodeClassGone {
-                    try store.deletePasscodeClassRows(in: connection)
-                }
+            return try connection.writeTransaction {
+                let bound = try store.establishValue(keybag.uuid, forKey: Self.keybagBindingKey, in: connection)
+                let current = bound == keybag.uuid ? keybag : try adoptKeybag(named: bound)
+                // Items of the passcode-only class outlive their key only if a process of an
+                // earlier version stopped between removing the passcode and deleting them.
+                guard current.entry(.whenPasscodeSetThisDeviceOnly) == nil else { return false }
+                return try store.deletePasscodeClassRows(in: connection) > 0
             }
         }
+        if removed { store.checkpoint() }
         try FileSystem.removeSecurely(KeychainLocation.legacyKeyFilePath(forDatabase: path))
     }
 
@@ -189,13 +205,12 @@ public final class Keychain: Sendable {
     ///   storage errors.
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         if request.identity != nil { return try addIdentity(request, context: context) }
-        var (record, row) = try prepareAdd(request, context: context)
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: connection) }
-                record.rowID = try store.insert(row, in: connection)
-                try registerAccessGroup(record.accessGroup, in: connection)
-            }
+        let record: ItemRecord = try writing(sealing: { try prepareAdd(request, context: context) }) { prepared, connection in
+            var (record, row) = prepared
+            if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: connection) }
+            record.rowID = try store.insert(row, in: connection)
+            try registerAccessGroup(record.accessGroup, in: connection)
+            return record
         }
         guard !request.returns.isEmpty else { return nil }
         var result = ItemResult(itemClass: record.itemClass)
@@ -227,17 +242,15 @@ public final class Keychain: Sendable {
         if request.itemClass == .identity {
             return try searchIdentities(request, context: context, limit: limit)
         }
-        let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? store.withConnection { connection in
-            try connection.readTransaction {
-                var results: [ItemResult] = []
-                try forEachMatch(request, context: context, in: connection) { record, row in
-                    if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
-                        results.append(result)
-                    }
-                    return limit.map { results.count < $0 } ?? true
+        let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { connection in
+            var results: [ItemResult] = []
+            try forEachMatch(request, context: context, in: connection) { record, row in
+                if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
+                    results.append(result)
                 }
-                return results
+                return limit.map { results.count < $0 } ?? true
             }
+            return results
         }
         guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
         return results
@@ -258,17 +271,15 @@ public final class Keychain: Sendable {
             try updateIdentities(request, changes: changes, context: context)
             return
         }
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                var matches: [(ItemRecord, StoredRow)] = []
-                try forEachMatch(request, context: context, in: connection) { record, row in
-                    matches.append((record, row))
-                    return true
-                }
-                guard !matches.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
-                for (record, row) in matches {
-                    try apply(changes, to: record, row: row, in: connection)
-                }
+        try writing(removing: true) { connection in
+            var matches: [(ItemRecord, StoredRow)] = []
+            try forEachMatch(request, context: context, in: connection) { record, row in
+                matches.append((record, row))
+                return true
+            }
+            guard !matches.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
+            for (record, row) in matches {
+                try apply(changes, to: record, row: row, in: connection)
             }
         }
     }
@@ -289,25 +300,23 @@ public final class Keychain: Sendable {
         if request.itemClass == .identity {
             return try deleteIdentities(request, context: context)
         }
-        return try store.withConnection { connection in
-            try connection.writeTransaction {
-                if let count = try deleteByPrimaryKey(request, context: context, in: connection) {
-                    guard count > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
-                    return count
-                }
-                var rowIDs: [Int64] = []
-                // A damaged item named by its whole primary key is removed too (docs/reliability.md).
-                try forEachCandidate(
-                    request, context: context, in: connection, lockedKeyMatches: true,
-                    damaged: { rowIDs.append($0.rowID) }
-                ) { _, row in
-                    rowIDs.append(row.rowID)
-                    return true
-                }
-                guard !rowIDs.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
-                for rowID in rowIDs { try store.delete(rowID: rowID, in: connection) }
-                return rowIDs.count
+        return try writing(removing: true) { connection in
+            if let count = try deleteByPrimaryKey(request, context: context, in: connection) {
+                guard count > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
+                return count
             }
+            var rowIDs: [Int64] = []
+            // A damaged item named by its whole primary key is removed too (docs/reliability.md).
+            try forEachCandidate(
+                request, context: context, in: connection, lockedKeyMatches: true,
+                damaged: { rowIDs.append($0.rowID) }
+            ) { _, row in
+                rowIDs.append(row.rowID)
+                return true
+            }
+            guard !rowIDs.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
+            for rowID in rowIDs { try store.delete(rowID: rowID, in: connection) }
+            return rowIDs.count
         }
     }
 
@@ -318,16 +327,14 @@ public final class Keychain: Sendable {
     ///
     /// - Throws: `errSecInteractionNotAllowed` when an item's protection class is locked.
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
-        try store.withConnection { connection in
-            try connection.readTransaction {
-                try readableRows(in: connection).compactMap { row in
-                    guard let record = try openIfAuthentic(row), context.isEntitled(to: record.accessGroup) else {
-                        return nil
-                    }
-                    var returns: ReturnOptions = [.attributes, .persistentReference]
-                    if includingData { returns.insert(.data) }
-                    return try makeResult(record, row: row, returns: returns)
+        try reading { connection in
+            try readableRows(in: connection).compactMap { row in
+                guard let record = try openIfAuthentic(row), context.isEntitled(to: record.accessGroup) else {
+                    return nil
                 }
+                var returns: ReturnOptions = [.attributes, .persistentReference]
+                if includingData { returns.insert(.data) }
+                return try makeResult(record, row: row, returns: returns)
             }
         }
     }

@@ -18,6 +18,9 @@ public struct KeychainOptions: Sendable {
     var deviceKeySource: (any DeviceKeySource)?
     /// Fails the version-1 migration after this many rows, to prove a failure loses nothing.
     var migrationFailureAfterRows: Int?
+    /// Called at each point of a passcode change; throwing there interrupts the change as a
+    /// crash would (tests prove that every point leaves a keychain that opens).
+    var passcodeChangeInterruption: (@Sendable (Keychain.PasscodeChangePoint) throws -> Void)?
 
     /// Options with the given costs and clock.
     public init(passcodeIterations: Int? = nil, backupWorkFactor: Int = 17, clock: any KeychainClock = SystemClock()) {

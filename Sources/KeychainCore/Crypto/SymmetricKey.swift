@@ -24,6 +24,11 @@ struct SymmetricKey: Sendable {
         try SymmetricKey(SecureBytes.random(count: byteCount))
     }
 
+    /// Whether `other` is the same key (compared in constant time).
+    func hasSameBytes(as other: SymmetricKey) -> Bool {
+        bytes.withUnsafeBytes { mine in other.bytes.withUnsafeBytes { OpenSSL.constantTimeEqual(mine, $0) } }
+    }
+
     /// Encrypts with a random 96-bit nonce; returns `nonce ‖ ciphertext ‖ tag`.
     func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes) throws -> Data {
         try seal(plaintext, aad: aad, nonce: try SecureRandom.data(count: OpenSSL.gcmNonceLength))

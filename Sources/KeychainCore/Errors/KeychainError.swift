@@ -14,6 +14,9 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case io = -36
         /// `errSecParam`: a request dictionary or value is not valid.
         case param = -50
+        /// `errSecWrPerm`: a keychain file or directory cannot be written (a read-only
+        /// filesystem, or permissions that refuse the caller).
+        case writePermission = -61
         /// `errSecAllocate`: memory or disk space ran out.
         case allocate = -108
         /// `errSecNotAvailable`: the keychain database could not be used.

@@ -104,6 +104,23 @@ final class KeyRing: Sendable {
         if let schedule { scheduleTimer(after: schedule) }
     }
 
+    /// Replaces every class key with `keys` (the keychain's keybag was replaced: its passcode was
+    /// set, changed or removed, here or in another process). Classes missing from `keys` become
+    /// unavailable; the index keys, which a replacement never changes, stay.
+    func replaceAll(_ keys: [KeybagClass: SymmetricKey], hasPasscode: Bool, passcodeClassEntry: Data?) throws {
+        var derived: [KeybagClass: ClassKeys] = [:]
+        for (keyClass, key) in keys where keyClass != .index { derived[keyClass] = try ClassKeys(classKey: key) }
+        let now = clock.now
+        let schedule: TimeInterval? = state.withLock { state in
+            state.classes = derived
+            state.hasPasscode = hasPasscode
+            state.passcodeClassEntry = derived[.whenPasscodeSetThisDeviceOnly] == nil ? nil : passcodeClassEntry
+            state.lastActivity = now
+            return Self.claimTimer(&state)
+        }
+        if let schedule { scheduleTimer(after: schedule) }
+    }
+
     /// Removes the passcode-only class (its key was removed or replaced); `passcodeRemoved` also
     /// records that the keychain no longer has a passcode.
     func dropPasscodeClass(passcodeRemoved: Bool) {

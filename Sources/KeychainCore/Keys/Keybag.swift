@@ -162,6 +162,38 @@ struct Keybag: Sendable {
         try FileSystem.replaceAtomically(path, contents: try encoded(deviceKey: deviceKey))
     }
 
+    // MARK: - Replacing the keys
+
+    /// Where a keybag with new class keys waits (`<keybag>.new`) while the database is re-sealed
+    /// to them: the database names the keybag it was sealed for (by UUID), and the transaction
+    /// that re-seals it also names the new one, so whichever of the two files the database
+    /// names is the keybag, and a crash at any point leaves one consistent pair.
+    static func stagedPath(_ path: String) -> String { path + ".new" }
+
+    /// Writes this keybag to the staging path beside `path` (replacing what is there).
+    func stage(path: String, deviceKey: SymmetricKey) throws {
+        try FileSystem.replaceAtomically(Self.stagedPath(path), contents: try encoded(deviceKey: deviceKey))
+    }
+
+    /// The keybag the database names by `uuid`: the file at `path`, or a staged keybag whose
+    /// re-sealing transaction committed before its file was moved into place (it is moved now).
+    ///
+    /// - Throws: `errSecInvalidKeychain` when neither file is that keybag (an older copy of the
+    ///   keybag was put back, or the database was replaced), or when there is no keybag.
+    static func load(path: String, deviceKey: SymmetricKey, naming uuid: Data) throws -> Keybag {
+        if let keybag = try load(path: path, deviceKey: deviceKey), keybag.uuid == uuid { return keybag }
+        let staged = stagedPath(path)
+        // A staged keybag that does not open is left from a re-sealing that did not commit.
+        if let keybag = try? load(path: staged, deviceKey: deviceKey), keybag.uuid == uuid {
+            // Another process may finish the same move first; then the file at `path` is this one.
+            _ = try FileSystem.moveAtomically(staged, over: path)
+            return keybag
+        }
+        if let keybag = try load(path: path, deviceKey: deviceKey), keybag.uuid == uuid { return keybag }
+        // An older copy of this keychain's keybag, or another keychain's.
+        throw KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")
+    }
+
     /// Publishes the keybag at `path` unless one is there; returns false if one was.
     func createFile(path: String, deviceKey: SymmetricKey) throws -> Bool {
         try FileSystem.createExclusively(path, contents: try encoded(deviceKey: deviceKey))

@@ -32,12 +32,18 @@ struct PasscodeAttempts: Equatable, Sendable {
         return remaining > 0 ? remaining : nil
     }
 
-    /// Records a wrong passcode with `fingerprint`; the same wrong passcode twice in a row counts once.
-    mutating func recordFailure(fingerprint: Data, at now: Date) {
-        if let lastWrongFingerprint, ConstantTime.equal(lastWrongFingerprint, fingerprint) { return }
+    /// Whether `fingerprint` is that of the wrong passcode tried last: trying it again is
+    /// refused without being counted or evaluated (the answer is known).
+    func repeatsLastWrongPasscode(_ fingerprint: Data) -> Bool {
+        guard let lastWrongFingerprint else { return false }
+        return ConstantTime.equal(lastWrongFingerprint, fingerprint)
+    }
+
+    /// Counts an attempt as failed, with the delay that brings, before it is evaluated (so an
+    /// attempt that cannot be recorded is never evaluated); a success then clears the record.
+    mutating func recordAttempt(at now: Date) {
         failures += 1
         lastFailure = now
-        lastWrongFingerprint = fingerprint
     }
 
     /// Whether a success has anything to reset.

@@ -31,10 +31,24 @@ final class SQLiteConnection {
             try execute("PRAGMA synchronous = FULL")
             try execute("PRAGMA foreign_keys = ON")
             try execute("PRAGMA secure_delete = ON")
+            try execute("PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
         } catch {
             sqlite3_close_v2(db)
             throw error
         }
+    }
+
+    /// The write-ahead log's size, in pages, at which a commit copies it into the database
+    /// file (SQLite's automatic passive checkpoint; its default is 1 000 pages).
+    static let autoCheckpointPages: Int32 = 128
+
+    /// Copies every committed page of the write-ahead log into the database file, syncs it, and
+    /// truncates the log to zero bytes (`wal_checkpoint(TRUNCATE)`), waiting for other
+    /// connections as a write does. Returns false when one kept it from completing.
+    func checkpointTruncating() -> Bool {
+        var logFrames: Int32 = 0
+        var copiedFrames: Int32 = 0
+        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames) == SQLITE_OK
     }
 
     /// Process-wide SQLite settings, applied once before the first connection opens.

@@ -154,6 +154,42 @@ struct ItemSealer: Sendable {
         }
     }
 
+    /// `row` sealed again for `target`, whose key ring holds other class keys (the keychain's
+    /// keybag is being replaced): its attributes are opened and sealed again, and its secret's
+    /// item key is unwrapped and wrapped again; the secret's own ciphertext, under that item
+    /// key, stays. The row keeps its identity, token and generation, so the associated data is
+    /// the same; only the keys differ (a row still sealed for the old keys no longer opens).
+    ///
+    /// - Throws: `errSecDecode` if the row does not open with this sealer's keys.
+    func reseal(_ row: StoredRow, for target: ItemSealer) throws -> StoredRow {
+        let from = try classKeys(opening: row)
+        let to = try target.classKeys(opening: row)
+        var random = try RandomDraw(count: 2 * OpenSSL.gcmNonceLength)
+        let aad = metadataAAD(row)
+        var resealed = row
+        resealed.metadata = try from.metadata.open(row.metadata, aad: aad).withUnsafeBytes {
+            try to.metadata.seal($0, aad: aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
+        }
+        if let blob = row.secret {
+            let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
+            guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
+                throw KeychainError(.decode, "stored secret is malformed")
+            }
+            let keyAAD = Self.itemKeyLabel + secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
+            let start = blob.startIndex
+            let itemKey = try from.itemKeyWrapping.open(Data(blob[(start + 1)..<(start + 1 + wrappedLength)]), aad: keyAAD)
+            let wrapped = try itemKey.withUnsafeBytes {
+                try to.itemKeyWrapping.seal($0, aad: keyAAD, nonce: random.data(count: OpenSSL.gcmNonceLength))
+            }
+            var rewrapped = Data(capacity: blob.count)
+            rewrapped.append(Self.secretFormat)
+            rewrapped.append(wrapped)
+            rewrapped.append(blob[(start + 1 + wrappedLength)...])
+            resealed.secret = rewrapped
+        }
+        return resealed
+    }
+
     private static let metadataLabel = Array("metadata v2\u{0}".utf8)
     private static let secretLabel = Array("secret v2\u{0}".utf8)
     private static let itemKeyLabel = Array("item-key v2".utf8)

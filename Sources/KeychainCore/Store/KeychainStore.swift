@@ -82,6 +82,7 @@ final class KeychainStore: Sendable {
         self.ledger = ledger
         try FileSystem.touchPrivateFile(path)
         try FileSystem.requireNotWritableByOthers(path)
+        Self.registerForExit(self)
         try withConnection { connection in
             // Opening a keychain of the current schema writes nothing (so it works on a full disk
             // too); creating or upgrading one takes the write lock and looks again.
@@ -102,6 +103,36 @@ final class KeychainStore: Sendable {
                     try upgrade(from: version, in: connection)
                 }
             }
+        }
+    }
+
+    /// Creates the database at `path` with the current schema unless it has one. A new keychain
+    /// calls it before it publishes its keybag, so that a keybag never stands beside a database
+    /// that was never created (`hasSchema`).
+    static func prepareSchema(path: String) throws {
+        try FileSystem.touchPrivateFile(path)
+        try FileSystem.requireNotWritableByOthers(path)
+        do {
+            let connection = try SQLiteConnection(path: path)
+            guard try version(in: connection) == 0 else { return }
+            try connection.writeTransaction {
+                guard try version(in: connection) == 0 else { return }
+                try connection.execute(schema)
+                try setVersion(schemaVersion, in: connection)
+            }
+        } catch let error as SQLiteError {
+            throw error.keychainError
+        }
+    }
+
+    /// Whether the database at `path` exists and has a schema (of any version).
+    static func hasSchema(path: String) throws -> Bool {
+        guard FileSystem.exists(path) else { return false }
+        try FileSystem.requireNotWritableByOthers(path)
+        do {
+            return try version(in: try SQLiteConnection(path: path)) != 0
+        } catch let error as SQLiteError {
+            throw error.keychainError
         }
     }
 
@@ -202,19 +233,23 @@ final class KeychainStore: Sendable {
     /// leaves the synchronizable flag open tries the second token only when they may. The same
     /// statement reads the row's path in the rollback ledger, so the check sees the same
     /// snapshot even outside a transaction.
+    ///
+    /// `keysAreCurrent` first sees the keybag UUID the database names in that snapshot (a
+    /// lookup outside a transaction makes its keys current with it before opening the row).
     func rowAndSynchronizableItems(
-        primaryKeyToken token: Data, in connection: SQLiteConnection
+        primaryKeyToken token: Data, in connection: SQLiteConnection, keysAreCurrent: (Data?) throws -> Void = { _ in }
     ) throws -> (row: StoredRow?, synchronizableItemsMayExist: Bool) {
         let statement = try connection.statement(Self.selectByTokenAndSynchronizableItems)
         try statement.bind([.blob(token)])
         defer { statement.reset() }
         guard try statement.step() else { return (nil, true) }
-        let mayExist = statement.int64(0) != 0
-        guard !statement.isNull(1) else { return (nil, mayExist) }
-        var row = try Self.readRow(statement, from: 1)
-        row.isCurrent = try statement.withBlob(9) { root in
-            try statement.withBlob(10) { node in
-                try statement.withBlob(11) { leaf in
+        try keysAreCurrent(statement.blob(0))
+        let mayExist = statement.int64(1) != 0
+        guard !statement.isNull(2) else { return (nil, mayExist) }
+        var row = try Self.readRow(statement, from: 2)
+        row.isCurrent = try statement.withBlob(10) { root in
+            try statement.withBlob(11) { node in
+                try statement.withBlob(12) { leaf in
                     try ledger.vouches(for: row.uuid, generation: row.generation, root: root, node: node, leaf: leaf)
                 }
             }
@@ -225,7 +260,8 @@ final class KeychainStore: Sendable {
     private static let selectByToken = PreparedSQL("SELECT \(columns) FROM items WHERE pk = ?")
     private static let selectByTokenAndSynchronizableItems = PreparedSQL(
         """
-        SELECT EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
+        SELECT (SELECT value FROM keychain WHERE key = 'keybag-uuid'),
+            EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
             columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
             \(ledgerPathColumns)
         FROM (SELECT 1) LEFT JOIN items ON items.pk = ?
@@ -307,6 +343,21 @@ final class KeychainStore: Sendable {
             }
         }
         try recordGeneration(row.generation, of: row.uuid, in: connection)
+    }
+
+    /// The ids of the rows whose protection class is one of `keyClasses` (`ak`, `cku`, …).
+    func rowIDs(protectedBy keyClasses: [String], in connection: SQLiteConnection) throws -> [Int64] {
+        let list = keyClasses.map { _ in "?" }.joined(separator: ", ")
+        return try connection.statement("SELECT rowid FROM items WHERE keyclass IN (\(list)) ORDER BY rowid")
+            .bind(keyClasses.map { .text($0) }).rows { $0.int64(0) }
+    }
+
+    /// Writes a row's sealed parts sealed again under other keys, keeping its generation: the
+    /// ledger does not change (the version it names is the same; only the keys differ).
+    func replaceSealedKeys(of row: StoredRow, in connection: SQLiteConnection) throws {
+        try connection.statement(Self.updateSealedParts).bind([
+            .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation), .integer(row.rowID),
+        ]).run()
     }
 
     /// Deletes the row with `rowID`.

@@ -89,22 +89,54 @@ enum FileSystem {
     /// Replaces `path` with `contents` (mode 0600) atomically: written and synced under a
     /// temporary name, then renamed over the old file, so a reader sees the old or the new file,
     /// never a mix, and a crash leaves one of them.
+    ///
+    /// - Throws: `writeError(_:)`'s status for the failure (`errSecWrPerm` on a read-only
+    ///   filesystem or directory, `errSecDiskFull` when space runs out, `errSecIO` otherwise);
+    ///   `path` is then unchanged.
     static func replaceAtomically(_ path: String, contents: Data) throws {
         let temporary = path + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KeychainError(.notAvailable, "could not create a keychain file (errno \(errno))")
-        }
+        guard descriptor >= 0 else { throw writeError(errno) }
+        var failure: Int32 = 0
         let written = contents.withUnsafeBytes { buffer in
-            write(descriptor, buffer.baseAddress, buffer.count)
+            let count = write(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 { failure = errno }
+            return count
         }
-        let synced = fsync(descriptor) == 0
+        if written >= 0 && written != contents.count { failure = ENOSPC }
+        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
-        guard written == contents.count, synced, rename(temporary, path) == 0 else {
+        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
+        guard failure == 0 else {
             unlink(temporary)
-            throw KeychainError(.io, "could not write a keychain file")
+            throw writeError(failure)
         }
         syncDirectory(of: path)
+    }
+
+    /// Moves `source` over `destination` atomically and syncs the directory; false when
+    /// `source` no longer exists (another process moved it first).
+    static func moveAtomically(_ source: String, over destination: String) throws -> Bool {
+        if rename(source, destination) != 0 {
+            if errno == ENOENT { return false }
+            throw writeError(errno)
+        }
+        syncDirectory(of: destination)
+        return true
+    }
+
+    /// The status of a failed write with `code` (an `errno` value): `errSecWrPerm` when the
+    /// filesystem or directory refuses writes, `errSecDiskFull` when space or quota ran out,
+    /// `errSecIO` otherwise. The text names the failure, never a file's contents.
+    static func writeError(_ code: Int32) -> KeychainError {
+        switch code {
+        case EROFS, EACCES, EPERM:
+            return KeychainError(.writePermission, "a keychain file cannot be written: the filesystem or directory is read-only")
+        case ENOSPC, EDQUOT, EFBIG:
+            return KeychainError(.diskFull, "a keychain file cannot be written: the disk is full")
+        default:
+            return KeychainError(.io, "could not write a keychain file (errno \(code))")
+        }
     }
 
     /// Overwrites `path` with zeroes, then removes it; a missing file is not an error.

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The transactions the keychain's operations run in.
+extension Keychain {
+    /// Runs `body` in one read transaction (one snapshot of the database), with this process's
+    /// keys made those of the keybag that snapshot names.
+    func reading<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try store.withConnection { connection in
+            try connection.readTransaction {
+                try requireCurrentKeys(in: connection)
+                return try body(connection)
+            }
+        }
+    }
+
+    /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), with current keys.
+    ///
+    /// - Parameter removing: the write deletes or replaces sealed data (a delete, an update, new
+    ///   keys): after the commit the write-ahead log is checkpointed into the database and
+    ///   truncated (`KeychainStore.checkpoint`), so the old ciphertext is gone from the
+    ///   keychain's files when the call returns.
+    func writing<T>(removing: Bool = false, _ body: (SQLiteConnection) throws -> T) throws -> T {
+        try store.withConnection { connection in
+            let value = try connection.writeTransaction {
+                try requireCurrentKeys(in: connection)
+                return try body(connection)
+            }
+            if removing { store.checkpoint(using: connection) }
+            return value
+        }
+    }
+}
+
+extension Keychain {
+    /// Seals with `prepare` outside the write lock (encryption is the costly part of an add),
+    /// then runs `body` with what it sealed in a write transaction. If the keychain's keybag was
+    /// replaced in between (another process set or changed the passcode), what was sealed
+    /// belongs to keys that no longer open anything: it is sealed again with the new keys.
+    func writing<Prepared, T>(
+        removing: Bool = false, sealing prepare: () throws -> Prepared, _ body: (Prepared, SQLiteConnection) throws -> T
+    ) throws -> T {
+        while true {
+            let keybag = boundKeybag.withLock { $0 }
+            let prepared = try prepare()
+            let outcome: T? = try writing(removing: removing) { connection in
+                guard boundKeybag.withLock({ $0 }) == keybag else { return nil }
+                return try body(prepared, connection)
+            }
+            if let outcome { return outcome }
+        }
+    }
+}
