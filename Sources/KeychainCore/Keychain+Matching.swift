@@ -26,13 +26,21 @@ extension Keychain {
     /// - Throws: `errSecInteractionNotAllowed` on meeting a row whose protection class is locked
     ///   before `visit` stops the walk: the row might match, and its attributes cannot be read
     ///   (Apple's query stops with the same status, `s3dl_query`).
+    ///
+    /// A scan that reads the whole class checks that it met as many rows as the ledger counts for
+    /// the class: fewer means rows were removed behind the keychain's back (or their class was
+    /// altered). As damaged rows are, missing ones are skipped when other items match, so the
+    /// rest stays readable; but with `reportingMissing` (a search) a scan that matched nothing
+    /// fails with `errSecDecode`, since the answer "no such item" may be the damage's. A
+    /// `damaged` handler hears of them (`SecItemDelete` of a whole class ends the damage).
     func forEachMatch(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
-        damaged: ((StoredRow) throws -> Void)? = nil,
+        damaged: ((DamagedItem) throws -> Void)? = nil, reportingMissing: Bool = false,
         _ visit: (ItemRecord, StoredRow) throws -> Bool
     ) throws {
-        try forEachCandidate(request, context: context, in: connection, lockedKeyMatches: false, damaged: damaged) {
-            record, row in
+        try forEachCandidate(
+            request, context: context, in: connection, lockedKeyMatches: false, damaged: damaged, reportingMissing: reportingMissing
+        ) { record, row in
             try visit(record!, row)
         }
     }
@@ -43,10 +51,11 @@ extension Keychain {
     /// Deletes use this, as Apple deletes locked items its SQL selects.
     func forEachCandidate(
         _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, lockedKeyMatches: Bool,
-        damaged: ((StoredRow) throws -> Void)? = nil,
+        damaged: ((DamagedItem) throws -> Void)? = nil, reportingMissing: Bool = false,
         _ visit: (ItemRecord?, StoredRow) throws -> Bool
     ) throws {
         var damagedRows: [StoredRow] = []
+        var missingTokens: [Data] = []
         var visited = false
         func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
             var row = row
@@ -99,9 +108,10 @@ extension Keychain {
             case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
             }
             if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true, decidedByKey: false) }
-        } else if let rows = try primaryKeyRows(for: request, context: context, in: connection) {
+        } else if let keyed = try primaryKeyRows(for: request, context: context, in: connection) {
             let keyOnly = Self.namesOnlyPrimaryKey(request)
-            for row in rows {
+            missingTokens = keyed.missingTokens
+            for row in keyed.rows {
                 // A token binds the class, so a row of another class holding it was altered.
                 guard row.itemClass == request.itemClass else {
                     damagedRows.append(row)
@@ -110,16 +120,40 @@ extension Keychain {
                 if try !consider(row, keyed: true, decidedByKey: keyOnly) { break }
             }
         } else {
+            var scanned: Int64 = 0
+            var stopped = false
             try store.scan(itemClass: request.itemClass, in: connection) {
-                try consider($0, keyed: false, decidedByKey: false, scanning: true)
+                scanned += 1
+                stopped = try !consider($0, keyed: false, decidedByKey: false, scanning: true)
+                return !stopped
+            }
+            guard !stopped else { return }
+            let counted = try store.ledgerRoot(in: connection)?.count(of: request.itemClass)
+            guard let counted, scanned >= counted else {
+                if reportingMissing && !visited {
+                    throw KeychainError(.decode, "items of this class are missing from the keychain's database: it was damaged")
+                }
+                try damaged?(.missingRowsOfClass)
+                return
             }
             return
         }
-        guard !visited, !damagedRows.isEmpty else { return }
+        guard !visited, !damagedRows.isEmpty || !missingTokens.isEmpty else { return }
         guard let damaged, request.persistentReference == nil else {
             throw KeychainError(.decode, "the item failed authentication: it was damaged or altered")
         }
-        for row in damagedRows { try damaged(row) }
+        for row in damagedRows { try damaged(.row(row)) }
+        for token in missingTokens { try damaged(.missing(primaryKeyToken: token)) }
+    }
+
+    /// Damage a walk over candidates met, for a caller that removes it (`SecItemDelete`).
+    enum DamagedItem {
+        /// A row named exactly (by a token the caller may use) that fails authentication.
+        case row(StoredRow)
+        /// An item the ledger names by `primaryKeyToken` whose row was removed.
+        case missing(primaryKeyToken: Data)
+        /// A scan of the whole class met fewer rows than the ledger counts.
+        case missingRowsOfClass
     }
 
     /// Opens a row's record; nil when the row fails authentication (it was altered), or when
@@ -140,17 +174,25 @@ extension Keychain {
 
     /// Every row of the stored classes in row order, for whole-keychain reads: a row whose class
     /// name was damaged belongs to no class and is left out, so it cannot hide the others.
-    func readableRows(in connection: SQLiteConnection) throws -> [StoredRow] {
+    ///
+    /// - Returns: the rows, and how many items the ledger counts that have no row (removed from
+    ///   the database behind the keychain's back; all of them when the ledger's root was altered).
+    func readableRows(in connection: SQLiteConnection) throws -> (rows: [StoredRow], missing: Int) {
         var rows: [StoredRow] = []
+        var missing: Int64 = 0
+        let root = try store.ledgerRoot(in: connection)
         for itemClass in ItemClass.stored {
+            var scanned: Int64 = 0
             try store.scan(itemClass: itemClass, in: connection) { row in
                 var row = row
                 row.isCurrent = try store.isCurrent(row, in: connection)
                 rows.append(row)
+                scanned += 1
                 return true
             }
+            missing += max(0, (root?.count(of: itemClass) ?? scanned + 1) - scanned)
         }
-        return rows.sorted { $0.rowID < $1.rowID }
+        return (rows.sorted { $0.rowID < $1.rowID }, Int(missing))
     }
 
     /// Whether an encoded record certainly fails one of `request`'s attribute criteria, judged
@@ -305,7 +347,8 @@ extension Keychain {
             record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil, generation: row.generation + 1,
             random: &random)
         updated.rowID = row.rowID
-        try store.update(updated, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
+        try store.update(
+            updated, previousToken: row.primaryKeyToken, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 

@@ -18,7 +18,7 @@ extension Keychain {
     /// so a keychain without them costs one token and one lookup per group.
     func primaryKeyRows(
         for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
-    ) throws -> [StoredRow]? {
+    ) throws -> KeyedRows? {
         switch try keyedLookup(request, context: context, in: connection, singleStatement: false) {
         case .notKeyed: return nil
         case .rows(let rows): return rows
@@ -26,11 +26,21 @@ extension Keychain {
         }
     }
 
+    /// What a lookup by primary key finds for each token it tries.
+    struct KeyedRows {
+        /// The rows holding the query's tokens, in row order.
+        var rows: [StoredRow] = []
+        /// The tokens no row holds although the ledger names an item with them (their rows were
+        /// removed behind the keychain's back) or cannot vouch that none has them: damage, not
+        /// absence.
+        var missingTokens: [Data] = []
+    }
+
     private enum KeyedLookup {
         /// The query does not name the primary key.
         case notKeyed
-        /// The rows holding the query's tokens, in row order.
-        case rows([StoredRow])
+        /// What the query's tokens find.
+        case rows(KeyedRows)
         /// More than one statement is needed, and they must share a transaction.
         case needsTransaction
     }
@@ -60,31 +70,29 @@ extension Keychain {
         let onlyFlag: Bool?
         if case .only(let flag) = request.synchronizable { onlyFlag = flag } else { onlyFlag = nil }
         let encoding = PrimaryKeyEncoding(itemClass: request.itemClass, attributes: attributes)
-        var rows: [StoredRow] = []
+        var found = KeyedRows()
         var synchronizableItemsMayExist: Bool?
         for group in groups {
             for flag in [false, true] where onlyFlag.map({ $0 == flag }) ?? (!flag || synchronizableItemsMayExist != false) {
                 let token = try sealer.primaryKeyToken(encoding, accessGroup: group, synchronizable: flag)
-                let row: StoredRow?
-                if synchronizableItemsMayExist == nil {
-                    (row, synchronizableItemsMayExist) = try store.rowAndSynchronizableItems(
-                        primaryKeyToken: token, in: connection
-                    ) { recorded in
-                        // Outside a transaction the statement's snapshot decides the keys.
-                        guard singleStatement else { return }
-                        guard let recorded else {
-                            throw KeychainError(.invalidKeychain, "the keychain's database does not name its keybag: it was altered")
-                        }
-                        try requireCurrentKeys(named: recorded)
+                let lookup = try store.lookup(primaryKeyToken: token, in: connection) { recorded in
+                    // Outside a transaction the statement's snapshot decides the keys.
+                    guard singleStatement else { return }
+                    guard let recorded else {
+                        throw KeychainError(.invalidKeychain, "the keychain's database does not name its keybag: it was altered")
                     }
-                    if singleStatement && synchronizableItemsMayExist == true && onlyFlag == nil { return .needsTransaction }
-                } else {
-                    row = try store.row(primaryKeyToken: token, in: connection)
+                    try requireCurrentKeys(named: recorded)
                 }
-                if let row { rows.append(row) }
+                if synchronizableItemsMayExist == nil {
+                    synchronizableItemsMayExist = lookup.synchronizableItemsMayExist
+                    if singleStatement && lookup.synchronizableItemsMayExist && onlyFlag == nil { return .needsTransaction }
+                }
+                if let row = lookup.row { found.rows.append(row) }
+                if lookup.isMissing { found.missingTokens.append(token) }
             }
         }
-        return .rows(rows.count > 1 ? rows.sorted { $0.rowID < $1.rowID } : rows)
+        if found.rows.count > 1 { found.rows.sort { $0.rowID < $1.rowID } }
+        return .rows(found)
     }
 
     /// `search` for a query that names exactly the primary key (nothing else but the access group
@@ -102,7 +110,7 @@ extension Keychain {
     /// items) runs without a transaction around it.
     func searchByPrimaryKey(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult]? {
         guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request) else { return nil }
-        let rows: [StoredRow]? = try store.withConnection { connection in
+        let keyed: KeyedRows? = try store.withConnection { connection in
             switch try keyedLookup(request, context: context, in: connection, singleStatement: true) {
             case .notKeyed: return nil
             case .rows(let rows): return rows
@@ -113,11 +121,11 @@ extension Keychain {
                 }
             }
         }
-        guard let rows else { return nil }
+        guard let keyed else { return nil }
         let decodes = request.returns.contains(.attributes) || request.returns.contains(.reference)
         var results: [ItemResult] = []
-        var foundDamage = false
-        for row in rows {
+        var foundDamage = !keyed.missingTokens.isEmpty
+        for row in keyed.rows {
             // A token binds the class, so a row of another class holding it was altered.
             guard row.itemClass == request.itemClass else {
                 foundDamage = true
@@ -161,11 +169,11 @@ extension Keychain {
     /// the primary key can be used again.
     func deleteByPrimaryKey(_ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection) throws -> Int? {
         guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request),
-            let rows = try primaryKeyRows(for: request, context: context, in: connection)
+            let keyed = try primaryKeyRows(for: request, context: context, in: connection)
         else { return nil }
         var intact: [Int64] = []
         var damaged: [Int64] = []
-        for row in rows {
+        for row in keyed.rows {
             guard row.itemClass == request.itemClass else {
                 damaged.append(row.rowID)
                 continue
@@ -180,9 +188,15 @@ extension Keychain {
             }
             intact.append(row.rowID)
         }
-        let doomed = intact.isEmpty ? damaged : intact
-        for rowID in doomed { try store.delete(rowID: rowID, in: connection) }
-        return doomed.count
+        guard intact.isEmpty else {
+            for rowID in intact { try store.delete(rowID: rowID, in: connection) }
+            return intact.count
+        }
+        // Only damage was found: damaged rows go, and so do the ledger's entries for items whose
+        // rows were removed, so that the primary key can be used again.
+        for rowID in damaged { try store.delete(rowID: rowID, in: connection) }
+        for token in keyed.missingTokens { try store.removeMissingItem(primaryKeyToken: token, in: connection) }
+        return damaged.count + keyed.missingTokens.count
     }
 
     /// Whether a row's sealed attributes open; false when it was altered (skipped, as

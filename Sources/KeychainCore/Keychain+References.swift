@@ -45,7 +45,7 @@ extension Keychain {
                 certificateRecord.rowID = try store.insert(certificateRow, in: connection)
                 added += 1
             } catch let error as KeychainError where error.code == .duplicateItem {
-                if let existing = try store.row(primaryKeyToken: certificateRow.primaryKeyToken, in: connection) {
+                if let existing = try store.lookup(primaryKeyToken: certificateRow.primaryKeyToken, in: connection).row {
                     certificateRecord.uuid = existing.uuid
                 }
             }

@@ -244,7 +244,7 @@ public final class Keychain: Sendable {
         }
         let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { connection in
             var results: [ItemResult] = []
-            try forEachMatch(request, context: context, in: connection) { record, row in
+            try forEachMatch(request, context: context, in: connection, reportingMissing: true) { record, row in
                 if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
                     results.append(result)
                 }
@@ -306,17 +306,33 @@ public final class Keychain: Sendable {
                 return count
             }
             var rowIDs: [Int64] = []
-            // A damaged item named by its whole primary key is removed too (docs/reliability.md).
+            var missingTokens: [Data] = []
+            var classHasMissingRows = false
+            // A damaged item named by its whole primary key is removed too, and so is the ledger's
+            // entry for one whose row was removed (docs/reliability.md).
             try forEachCandidate(
                 request, context: context, in: connection, lockedKeyMatches: true,
-                damaged: { rowIDs.append($0.rowID) }
+                damaged: { damage in
+                    switch damage {
+                    case .row(let row): rowIDs.append(row.rowID)
+                    case .missing(let token): missingTokens.append(token)
+                    case .missingRowsOfClass: classHasMissingRows = true
+                    }
+                }
             ) { _, row in
                 rowIDs.append(row.rowID)
                 return true
             }
-            guard !rowIDs.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
             for rowID in rowIDs { try store.delete(rowID: rowID, in: connection) }
-            return rowIDs.count
+            for token in missingTokens { try store.removeMissingItem(primaryKeyToken: token, in: connection) }
+            // Deleting a whole class also ends the damage of its removed rows: their entries go.
+            var pruned = 0
+            if classHasMissingRows && request.attributes.isEmpty && request.hostOrSubdomain == nil {
+                pruned = try store.pruneEntriesWithoutRows(of: request.itemClass, in: connection)
+            }
+            let removed = rowIDs.count + missingTokens.count + pruned
+            guard removed > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
+            return removed
         }
     }
 
@@ -327,15 +343,27 @@ public final class Keychain: Sendable {
     ///
     /// - Throws: `errSecInteractionNotAllowed` when an item's protection class is locked.
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
+        try allItemsWithDamage(context: context, includingData: includingData).items
+    }
+
+    /// `allItems`, and the damage met on the way: items whose rows fail authentication (left
+    /// out), and items the keychain's ledger counts whose rows are gone. `security
+    /// dump-keychain` reports both.
+    public func allItemsWithDamage(context: AccessContext, includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
         try reading { connection in
-            try readableRows(in: connection).compactMap { row in
-                guard let record = try openIfAuthentic(row), context.isEntitled(to: record.accessGroup) else {
+            let (rows, missing) = try readableRows(in: connection)
+            var unreadable = 0
+            let items: [ItemResult] = try rows.compactMap { row in
+                guard let record = try openIfAuthentic(row) else {
+                    unreadable += 1
                     return nil
                 }
+                guard context.isEntitled(to: record.accessGroup) else { return nil }
                 var returns: ReturnOptions = [.attributes, .persistentReference]
                 if includingData { returns.insert(.data) }
                 return try makeResult(record, row: row, returns: returns)
             }
+            return (items, KeychainDamage(unreadableItems: unreadable, missingItems: missing))
         }
     }
 }

@@ -28,9 +28,10 @@ struct KeyedLookupTests {
         return try keychain.search(request, context: context).map { String(decoding: $0.data ?? Data(), as: UTF8.self) }
     }
 
+    /// The record that synchronizable items exist, as the ledger's root holds it.
     static func marker(_ keychain: Keychain) throws -> Bool {
-        try SQLiteConnection(path: keychain.path).statement("SELECT count(*) FROM keychain WHERE key = 'synchronizable-items'")
-            .rows { $0.int64(0) }.first == 1
+        let connection = try SQLiteConnection(path: keychain.path)
+        return try #require(try keychain.store.ledgerRoot(in: connection)).synchronizableItems
     }
 
     @Test("a keychain records that it holds synchronizable items when the first one is written, by add or update")

@@ -107,8 +107,8 @@ struct RollbackTests {
     func damagedLedgerLeaf() throws {
         let fixture = try TamperFixture()
         let item = fixture.items[Self.target]
-        let uuid = try fixture.value("uuid", row: item.rowID)
-        let leafPrefix = uuid.prefix(2)
+        let token = try fixture.value("pk", row: item.rowID)
+        let leafPrefix = token.prefix(2)
         var leaf = try #require(
             try fixture.connection.statement("SELECT body FROM ledger WHERE id = ?")
                 .bind([.integer(RollbackLedger.rowID(Data(leafPrefix)))])
@@ -119,13 +119,18 @@ struct RollbackTests {
         #expect(fixture.failure(of: item, "damaged leaf") == .decode)
         try fixture.expectOthersIntact(except: [Self.target], "damaged leaf")
 
-        // A write elsewhere in the keychain, and one in the same leaf (the third item, moved into
-        // the leaf by giving its row a UUID with the prefix, then deleted by key as a damaged
-        // item), leave the damaged item unreadable.
+        // A write elsewhere in the keychain, and one in the same leaf (the third item's row, moved
+        // into the leaf by giving it a token with the prefix, then deleted), leave the damaged
+        // item unreadable. The third item, whose row is gone, is then deleted by key.
         try fixture.temporary.keychain.update(
             fixture.keyed(fixture.items[0], returns: []), changes: .newSecret("alpha again"), context: fixture.context)
-        try fixture.connection.statement("UPDATE items SET uuid = ? WHERE rowid = ?")
-            .bind([.blob(Data(leafPrefix) + Data(repeating: 0xee, count: 14)), .integer(fixture.items[2].rowID)]).run()
+        try fixture.connection.statement("UPDATE items SET pk = ? WHERE rowid = ?")
+            .bind([.blob(Data(leafPrefix) + Data(repeating: 0xee, count: 30)), .integer(fixture.items[2].rowID)]).run()
+        let store = fixture.temporary.keychain.store
+        try store.withConnection { connection in
+            try connection.writeTransaction { try store.delete(rowID: fixture.items[2].rowID, in: connection) }
+        }
+        #expect(fixture.failure(of: fixture.items[2], "row removed") == .decode)
         #expect(try fixture.temporary.keychain.delete(fixture.keyed(fixture.items[2], returns: []), context: fixture.context) == 1)
         #expect(fixture.failure(of: item, "after writes") == .decode)
         #expect(try fixture.temporary.keychain.delete(fixture.keyed(item, returns: []), context: fixture.context) == 1)
@@ -137,7 +142,7 @@ struct RollbackTests {
     func damagedLedgerNode(prefixLength: Int) throws {
         let fixture = try TamperFixture()
         let item = fixture.items[Self.target]
-        let prefix = Data(try fixture.value("uuid", row: item.rowID).prefix(prefixLength))
+        let prefix = Data(try fixture.value("pk", row: item.rowID).prefix(prefixLength))
         try fixture.connection.statement("DELETE FROM ledger WHERE id = ?").bind([.integer(RollbackLedger.rowID(prefix))]).run()
         #expect(fixture.failure(of: item, "ledger level \(prefixLength) removed") == .decode)
         var request = ItemRequest(itemClass: .genericPassword)
@@ -214,8 +219,8 @@ struct RollbackLedgerUpgradeTests {
         let connection = try SQLiteConnection(path: upgraded.path)
         let leaves = try connection.statement("SELECT count(*) FROM ledger WHERE id >= \(RollbackLedger.firstLeafID)")
             .rows { $0.int64(0) }.first ?? 0
-        let uuidPrefixes = try connection.statement("SELECT count(DISTINCT substr(uuid, 1, 2)) FROM items").rows { $0.int64(0) }.first ?? -1
-        #expect(leaves == uuidPrefixes)
+        let tokenPrefixes = try connection.statement("SELECT count(DISTINCT substr(pk, 1, 2)) FROM items").rows { $0.int64(0) }.first ?? -1
+        #expect(leaves == tokenPrefixes)
     }
 }
 

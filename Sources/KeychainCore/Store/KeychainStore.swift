@@ -13,7 +13,10 @@ final class KeychainStore: Sendable {
     /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone. Version 3
     /// had no item generations and no rollback ledger; `upgradeFromVersion3` adds them, every
     /// existing row at generation 0 (sealed without one).
-    static let schemaVersion: Int64 = 4
+    /// Version 4 keyed its ledger by UUID and kept the synchronizable-items record in the
+    /// `keychain` table; `upgradeFromVersion4` rebuilds the ledger keyed by token, with the
+    /// authenticated root that now holds that record.
+    static let schemaVersion: Int64 = 5
 
     /// A new database's schema. Each index costs every write a page (a frame in the WAL before
     /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
@@ -61,10 +64,9 @@ final class KeychainStore: Sendable {
         CREATE TABLE ledger (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
         """
 
-    /// The `keychain` table's entry that exists once a synchronizable item has been written (it
-    /// stays while items remain: lookups that leave the synchronizable flag open try the
-    /// synchronizable token only when it exists).
-    private static let synchronizableItemsKey = "synchronizable-items"
+    /// The `keychain` table's entry that schema 4 wrote once a synchronizable item existed (the
+    /// ledger's root holds that fact now, authenticated).
+    private static let legacySynchronizableItemsKey = "synchronizable-items"
 
     /// The database file.
     let path: String
@@ -145,15 +147,29 @@ final class KeychainStore: Sendable {
     /// transaction); a current one is left alone.
     func upgrade(from version: Int64, in connection: SQLiteConnection) throws {
         if version <= 2 { try connection.execute(Self.version2To3) }
-        if version <= 3 { try upgradeFromVersion3(in: connection) }
+        if version <= 3 {
+            // Generations and the ledger, every existing row at its generation 0: from now on no
+            // row can be put back to a version older than the one it has.
+            try connection.execute(Self.version3To4)
+            try buildLedger(in: connection) { _, _ in true }
+        } else {
+            try upgradeFromVersion4(in: connection)
+        }
+        try removeValue(forKey: Self.legacySynchronizableItemsKey, in: connection)
         try Self.setVersion(Self.schemaVersion, in: connection)
     }
 
-    /// Adds generations and the rollback ledger, which records every existing row at its
-    /// generation 0: from now on no row can be put back to a version older than the one it has.
-    private func upgradeFromVersion3(in connection: SQLiteConnection) throws {
-        try connection.execute(Self.version3To4)
-        try buildLedger(in: connection)
+    /// Rebuilds the ledger keyed by token. A row the schema-4 ledger did not vouch for (rolled
+    /// back or altered) enters it unverifiable: the upgrade blesses nothing already refused.
+    private func upgradeFromVersion4(in connection: SQLiteConnection) throws {
+        let legacy = LegacyRollbackLedger(key: ledger.key)
+        let read = try connection.statement("SELECT (SELECT body FROM ledger WHERE id = ?), (SELECT body FROM ledger WHERE id = ?), (SELECT body FROM ledger WHERE id = ?)")
+        try buildLedger(in: connection) { uuid, generation in
+            let ids = LegacyRollbackLedger.rowIDs(for: uuid)
+            let bodies = try read.bind([.integer(ids.root), .integer(ids.node), .integer(ids.leaf)])
+                .rows { [$0.blob(0), $0.blob(1), $0.blob(2)] }.first ?? [nil, nil, nil]
+            return try legacy.vouched(for: uuid, generation: generation, root: bodies[0], node: bodies[1], leaf: bodies[2])
+        }
     }
 
     /// Records the schema version.
@@ -223,48 +239,61 @@ final class KeychainStore: Sendable {
         return row
     }
 
-    /// The row holding primary-key token `token`, if any (a point lookup on the unique index).
-    func row(primaryKeyToken token: Data, in connection: SQLiteConnection) throws -> StoredRow? {
-        try connection.statement(Self.selectByToken).bind([.blob(token)]).rows { try readCheckedRow($0, in: connection) }.first
+    /// What a lookup by primary-key token finds.
+    struct TokenLookup {
+        /// The row holding the token, its standing in the ledger checked.
+        var row: StoredRow?
+        /// No row holds the token, yet the ledger names an item with it (its row was removed), or
+        /// cannot vouch that none has it (it was damaged).
+        var isMissing: Bool
+        /// Whether synchronizable items may exist (the ledger root's record; true when it
+        /// cannot be read): a lookup that leaves the synchronizable flag open tries the
+        /// synchronizable token only then.
+        var synchronizableItemsMayExist: Bool
     }
 
-    /// The row holding `token`, and whether synchronizable items may exist, read by one statement
-    /// (so the answer is as current as the row, whichever process wrote last): a lookup that
-    /// leaves the synchronizable flag open tries the second token only when they may. The same
-    /// statement reads the row's path in the rollback ledger, so the check sees the same
-    /// snapshot even outside a transaction.
+    /// The row holding primary-key token `token`, read by one statement with the ledger's path
+    /// above the token and the keybag UUID the database names, so everything it answers is of
+    /// one snapshot even outside a transaction.
     ///
-    /// `keysAreCurrent` first sees the keybag UUID the database names in that snapshot (a
-    /// lookup outside a transaction makes its keys current with it before opening the row).
-    func rowAndSynchronizableItems(
+    /// `keysAreCurrent` first sees that keybag UUID (a lookup outside a transaction makes its keys
+    /// current with it before the row is opened).
+    func lookup(
         primaryKeyToken token: Data, in connection: SQLiteConnection, keysAreCurrent: (Data?) throws -> Void = { _ in }
-    ) throws -> (row: StoredRow?, synchronizableItemsMayExist: Bool) {
-        let statement = try connection.statement(Self.selectByTokenAndSynchronizableItems)
-        try statement.bind([.blob(token)])
+    ) throws -> TokenLookup {
+        guard let path = RollbackLedger.Path(token: token) else { return TokenLookup(row: nil, isMissing: false, synchronizableItemsMayExist: true) }
+        let ids = path.rowIDs
+        let statement = try connection.statement(Self.selectByToken)
+        try statement.bind([.blob(token), .integer(ids.node), .integer(ids.leaf)])
         defer { statement.reset() }
-        guard try statement.step() else { return (nil, true) }
+        guard try statement.step() else { return TokenLookup(row: nil, isMissing: true, synchronizableItemsMayExist: true) }
         try keysAreCurrent(statement.blob(0))
-        let mayExist = statement.int64(1) != 0
-        guard !statement.isNull(2) else { return (nil, mayExist) }
-        var row = try Self.readRow(statement, from: 2)
-        row.isCurrent = try statement.withBlob(10) { root in
-            try statement.withBlob(11) { node in
-                try statement.withBlob(12) { leaf in
-                    try ledger.vouches(for: row.uuid, generation: row.generation, root: root, node: node, leaf: leaf)
+        let found = statement.isNull(4) ? nil : try Self.readRow(statement, from: 4)
+        return try statement.withBlob(1) { root in
+            try statement.withBlob(2) { node in
+                try statement.withBlob(3) { leaf in
+                    let standing = try ledger.standing(of: token, root: root, node: node, leaf: leaf)
+                    let mayExist = try ledger.root(root)?.synchronizableItems ?? true
+                    guard var row = found else {
+                        return TokenLookup(row: nil, isMissing: standing != .absent, synchronizableItemsMayExist: mayExist)
+                    }
+                    if case .entry(let entry) = standing {
+                        row.isCurrent = entry.uuid == row.uuid && entry.generation == row.generation
+                            && entry.itemClass == row.itemClass.ledgerCode
+                    }
+                    return TokenLookup(row: row, isMissing: false, synchronizableItemsMayExist: mayExist)
                 }
             }
         }
-        return (row, mayExist)
     }
 
-    private static let selectByToken = PreparedSQL("SELECT \(columns) FROM items WHERE pk = ?")
-    private static let selectByTokenAndSynchronizableItems = PreparedSQL(
+    private static let selectByToken = PreparedSQL(
         """
         SELECT (SELECT value FROM keychain WHERE key = 'keybag-uuid'),
-            EXISTS (SELECT 1 FROM keychain WHERE key = '\(synchronizableItemsKey)'), \(
-            columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")),
-            \(ledgerPathColumns)
-        FROM (SELECT 1) LEFT JOIN items ON items.pk = ?
+            (SELECT body FROM ledger WHERE id = 0), (SELECT body FROM ledger WHERE id = ?2),
+            (SELECT body FROM ledger WHERE id = ?3), \(
+            columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+        FROM (SELECT 1) LEFT JOIN items ON items.pk = ?1
         """)
     private static let insertRow = PreparedSQL(
         "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret, gen) VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -272,9 +301,7 @@ final class KeychainStore: Sendable {
         "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
     private static let updateSealedParts = PreparedSQL(
         "UPDATE items SET metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
-    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ? RETURNING uuid")
-    private static let insertSynchronizableItems = PreparedSQL(
-        "INSERT OR IGNORE INTO keychain(key, value) VALUES ('\(synchronizableItemsKey)', x'01')")
+    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ? RETURNING pk")
     private static let insertAccessGroup = PreparedSQL("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
 
     /// The row with item UUID `uuid`.
@@ -306,7 +333,6 @@ final class KeychainStore: Sendable {
 
     /// Inserts a row; a primary-key collision throws `errSecDuplicateItem`.
     func insert(_ row: StoredRow, in connection: SQLiteConnection) throws -> Int64 {
-        if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
         do {
             try connection.statement(Self.insertRow).bind([
                 .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
@@ -317,16 +343,15 @@ final class KeychainStore: Sendable {
             throw KeychainError(.duplicateItem, "an item with the same primary key exists")
         }
         let rowID = connection.lastInsertRowID
-        try recordGeneration(row.generation, of: row.uuid, in: connection)
+        try recordChange(removing: nil, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
         return rowID
     }
 
     /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
-    /// `errSecDuplicateItem`. With `sameKey` (the caller keeps the row's token and protection
-    /// class) only the sealed parts are written: no index entry is rewritten, so the update
-    /// dirties the row's page alone.
-    func update(_ row: StoredRow, sameKey: Bool = false, in connection: SQLiteConnection) throws {
-        if row.isSynchronizable { try recordSynchronizableItems(in: connection) }
+    /// `errSecDuplicateItem`. `previousToken` is the token the row held. When the caller keeps
+    /// the row's token and protection class only the sealed parts are written: no index entry is
+    /// rewritten, so the update dirties the row's page alone.
+    func update(_ row: StoredRow, previousToken: Data, sameKey: Bool = false, in connection: SQLiteConnection) throws {
         if sameKey {
             try connection.statement(Self.updateSealedParts).bind([
                 .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
@@ -342,7 +367,7 @@ final class KeychainStore: Sendable {
                 throw KeychainError(.duplicateItem, "the update would give two items the same primary key")
             }
         }
-        try recordGeneration(row.generation, of: row.uuid, in: connection)
+        try recordChange(removing: previousToken, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
     }
 
     /// The ids of the rows whose protection class is one of `keyClasses` (`ak`, `cku`, …).
@@ -362,9 +387,15 @@ final class KeychainStore: Sendable {
 
     /// Deletes the row with `rowID`.
     func delete(rowID: Int64, in connection: SQLiteConnection) throws {
-        for uuid in try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows({ $0.blob(0) ?? Data() }) {
-            try recordGeneration(nil, of: uuid, in: connection)
+        for token in try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows({ $0.blob(0) ?? Data() }) {
+            try recordChange(removing: token, adding: nil, in: connection)
         }
+    }
+
+    /// Removes the ledger's entry for `token`, whose row is gone: the item it named was removed
+    /// from the database behind the keychain's back, and deleting it by its key ends the damage.
+    func removeMissingItem(primaryKeyToken token: Data, in connection: SQLiteConnection) throws {
+        try recordChange(removing: token, adding: nil, in: connection)
     }
 
     /// Whether any row of the passcode-only protection class exists.
@@ -377,24 +408,22 @@ final class KeychainStore: Sendable {
     /// index); returns how many.
     @discardableResult
     func deletePasscodeClassRows(in connection: SQLiteConnection) throws -> Int {
-        let deleted = try connection.statement("DELETE FROM items WHERE keyclass = 'akpu' RETURNING uuid").rows {
+        let deleted = try connection.statement("DELETE FROM items WHERE keyclass = 'akpu' RETURNING pk").rows {
             $0.blob(0) ?? Data()
         }
-        for uuid in deleted { try recordGeneration(nil, of: uuid, in: connection) }
+        for token in deleted { try recordChange(removing: token, adding: nil, in: connection) }
         return deleted.count
     }
 
     /// Deletes every row (a restore replaces the keychain's contents); with the rows goes the
-    /// record that synchronizable items exist (the rows inserted next set it again).
+    /// record that synchronizable items exist (the rows inserted next set it again). The
+    /// access-group registry stays, and the new root vouches for it.
     func deleteAllRows(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM items").run()
         try connection.statement("DELETE FROM ledger").run()
-        try removeValue(forKey: Self.synchronizableItemsKey, in: connection)
-    }
-
-    /// Records, in the writing transaction, that a synchronizable item exists.
-    private func recordSynchronizableItems(in connection: SQLiteConnection) throws {
-        try connection.statement(Self.insertSynchronizableItems).run()
+        var root = LedgerRoot()
+        root.registry = try registryDigest(of: try storedAccessGroups(in: connection))
+        try writeRoot(root, in: connection)
     }
 
     /// Every row, for whole-keychain operations (dump, export).
@@ -406,18 +435,33 @@ final class KeychainStore: Sendable {
 
     // MARK: - Access groups
 
-    /// Records that items of a group exist (sealed name under a keyed token).
+    /// Records that items of a group exist (sealed name under a keyed token); a group new to
+    /// the registry changes the digest the ledger's root keeps of it.
     func registerAccessGroup(token: Data, sealedName: Data, in connection: SQLiteConnection) throws {
         try connection.statement(Self.insertAccessGroup).bind([.blob(token), .blob(sealedName)]).run()
+        if connection.changes > 0 { try recordRegistry(in: connection) }
     }
 
     /// Forgets every registered group (the version-1 migration re-registers them under new keys).
     func removeAccessGroups(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM access_groups").run()
+        try recordRegistry(in: connection)
     }
 
-    /// Every registered group as (token, sealed name).
+    /// Every registered group as (token, sealed name), as the ledger's root vouches for them.
+    ///
+    /// - Throws: `errSecDecode` when the registry is not what the root records (an entry was
+    ///   removed or added behind the keychain's back: lookups across groups would miss items).
     func accessGroups(in connection: SQLiteConnection) throws -> [(token: Data, sealedName: Data)] {
+        let entries = try storedAccessGroups(in: connection)
+        guard let root = try ledgerRoot(in: connection), try registryDigest(of: entries) == root.registry else {
+            throw KeychainError(.decode, "the access-group registry was altered: the keychain is damaged")
+        }
+        return entries
+    }
+
+    /// Every registered group as stored, unchecked.
+    func storedAccessGroups(in connection: SQLiteConnection) throws -> [(token: Data, sealedName: Data)] {
         try connection.statement("SELECT token, name FROM access_groups").rows {
             ($0.blob(0) ?? Data(), $0.blob(1) ?? Data())
         }

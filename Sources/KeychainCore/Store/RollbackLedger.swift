@@ -1,45 +1,57 @@
 import Foundation
 import Synchronization
 
-/// The keychain's record of every item's current generation, kept in the database and
-/// authenticated under a key of the keybag, so that a row put back to an older version of itself
-/// is recognised (docs/reliability.md §4, "Rollback").
+/// The keychain's authenticated record of which items exist and of each one's current
+/// generation, kept in the database under a key of the keybag, so that a row put back to an
+/// older version of itself, a removed row, or a removed registry entry is recognised as damage
+/// rather than taken as the truth (docs/reliability.md §4, "Rollback and removal").
 ///
 /// Every write gives the item's row a new generation (1 for an add, one more for each update),
 /// bound into the associated data of both its sealed parts. An older version of the row is still
 /// authentic on its own; what gives it away is this ledger, which names the newer generation.
 ///
-/// The ledger is a tree of three levels in the `ledger` table, keyed by a prefix of the item
-/// UUID (random, so items spread evenly; `rowID` numbers the rows):
-/// - a **leaf** per two-byte prefix lists `UUID ‖ generation` (16 + 8 bytes) of its items, in
-///   UUID order (about 15 entries per leaf at a million items);
+/// The ledger is a tree of three levels in the `ledger` table, keyed by a prefix of the item's
+/// primary-key token (keyed and random-looking, so items spread evenly; `rowID` numbers the
+/// rows). Being keyed by the token, it answers for items that are *not* there too: a lookup by
+/// primary key that finds no row checks that the ledger names no item with that token.
+/// - a **leaf** per two-byte prefix lists `token[0..<16] ‖ UUID ‖ class ‖ generation` (41
+///   bytes) of its items, in token order (about 15 entries per leaf at a million items);
 /// - a **node** per one-byte prefix holds the digests of its (up to 256) leaves;
-/// - the **root** (the empty prefix) holds the digests of the (up to 256) nodes.
+/// - the **root** holds the digests of the (up to 256) nodes, the number of items of each class
+///   (so a search that reads a whole class notices a removed row), whether synchronizable items
+///   may exist (so lookups know whether to try their token), and a digest of the access-group
+///   registry (so a removed registry entry is noticed), followed by a MAC over all of it.
 ///
 /// Root and node bodies list only their children that exist (`index ‖ digest`), so a small
-/// keychain's ledger is a few pages; a full one is 3.3 KiB.
+/// keychain's ledger is a few pages; a full root is 3.4 KiB.
 ///
 /// A digest is the first 12 bytes of HMAC-SHA256 under the ledger key over a level label, the
 /// prefix and the body; an absent body (no item below it) has the all-zero digest and no row.
-/// Checking an item reads its leaf, its node and the root (one statement), compares two digests
-/// and finds the entry; a write changes one entry and two slots (three rows, O(1) in the number
-/// of items).
+/// Checking an item reads its leaf, its node and the root (one statement), checks the root's MAC
+/// (once per root version: `RootCache`), compares two digests and finds the entry; a write
+/// changes one entry, two slots and the root (three rows, O(1) in the number of items).
 ///
-/// What it cannot see: the root is trusted as found. Putting back an older copy of the whole
-/// ledger together with older rows is a rollback of the whole keychain, which no file on the
-/// same disk can reveal (a TPM's monotonic counter could, in a later issue); it shows only where
-/// items changed since that copy was taken, which then fail their check.
+/// What it cannot see: putting back an older copy of the whole ledger together with older rows
+/// is a rollback of the whole keychain, which no file on the same disk can reveal (a TPM's
+/// monotonic counter could); it shows only where items changed since that copy was taken. A
+/// row removed and another of the same class put back from an earlier copy keeps a class's
+/// count, so a search that reads the class notices only the put-back row (refused as not
+/// current); a lookup by primary key or reference still notices both. A persistent reference
+/// to a removed row finds nothing: references name the UUID, which the ledger is not keyed by.
 ///
-/// A damaged ledger (a leaf or node whose digest does not match the level above) cannot vouch
-/// for the items below it: reads of them fail (`errSecDecode`), and the first write below it
-/// rebuilds that part from the rows with every entry marked unverifiable, so those items stay
-/// unreadable (and can be deleted) while new items there work, and nothing damaged is blessed.
+/// A damaged ledger (a root whose MAC fails, a node or leaf whose digest does not match the
+/// level above) cannot vouch for the items below it: reads of them, and lookups of absent items
+/// there, fail (`errSecDecode`), and the first write below it rebuilds that part from the rows
+/// with every entry marked unverifiable, so those items stay unreadable (and can be deleted)
+/// while new items there work, and nothing damaged is blessed.
 struct RollbackLedger: Sendable {
     /// The ledger key (derived from the keybag's index key, available whenever the keychain is).
     let key: SymmetricKey
     /// The last node body hashed under each one-byte prefix, with its digest: a node is hashed
     /// again only when it changed (a node is up to 3.3 KiB; a leaf a few entries).
     private let nodeDigests = NodeDigests()
+    /// The last root body whose MAC verified, with what it holds.
+    private let rootCache = RootCache()
 
     init(key: SymmetricKey) {
         self.key = key
@@ -50,8 +62,10 @@ struct RollbackLedger: Sendable {
 
     /// The bytes of a digest kept in a slot (a truncated HMAC-SHA256).
     static let digestLength = 12
-    /// The bytes of a leaf entry: a UUID and a big-endian generation.
-    static let entryLength = 24
+    /// The bytes of the token a leaf entry keeps (its first 16: a collision is 2^-128 likely).
+    static let tokenLength = 16
+    /// The bytes of a leaf entry: token, UUID, class, big-endian generation.
+    static let entryLength = tokenLength + 16 + 1 + 8
     /// A root or node body lists its non-zero slots: `child index ‖ digest`, by index.
     static let slotLength = 1 + digestLength
 
@@ -71,30 +85,48 @@ struct RollbackLedger: Sendable {
     /// The row id of the leaf for prefix 0x0000.
     static let firstLeafID: Int64 = 257
 
-    /// The prefixes of the root, node and leaf above `uuid`.
+    /// The prefixes of the node and leaf above a primary-key token.
     struct Path: Equatable {
-        /// The node's prefix: the UUID's first byte.
+        /// The node's prefix: the token's first byte.
         let node: Data
-        /// The leaf's prefix: the UUID's first two bytes.
+        /// The leaf's prefix: the token's first two bytes.
         let leaf: Data
 
-        /// The path above `uuid`.
-        init(uuid: Data) {
-            node = Data(uuid.prefix(1))
-            leaf = Data(uuid.prefix(2))
+        /// The path above `token`; nil for a token too short to have one (a damaged row).
+        init?(token: Data) {
+            guard token.count >= RollbackLedger.tokenLength else { return nil }
+            node = Data(token.prefix(1))
+            leaf = Data(token.prefix(2))
         }
+
+        /// The ledger row ids of the node and the leaf.
+        var rowIDs: (node: Int64, leaf: Int64) { (RollbackLedger.rowID(node), RollbackLedger.rowID(leaf)) }
     }
 
-    /// The three bodies on an item's path as read from the database (nil where no row exists).
-    struct Evidence {
-        var root: Data?
-        var node: Data?
-        var leaf: Data?
+    /// One item as a leaf lists it.
+    struct Entry: Equatable {
+        /// The first `tokenLength` bytes of the item's primary-key token.
+        var token: Data
+        var uuid: Data
+        /// The item's class (`ItemClass.ledgerCode`).
+        var itemClass: UInt8
+        var generation: Int64
+    }
+
+    /// What the ledger says about a primary-key token.
+    enum Standing: Equatable {
+        /// The path to its leaf does not verify: the ledger cannot say.
+        case unvouched
+        /// No item has the token.
+        case absent
+        /// The item with the token.
+        case entry(Entry)
     }
 
     // MARK: - Digests
 
-    /// The digest of a body at `prefix` (its length gives the level); all zeros for no body.
+    /// The digest of a leaf or node body at `prefix` (its length gives the level); all zeros for
+    /// no body.
     func digest(prefix: Data, body: Data?) throws -> Data {
         try body.withUnsafeBytesOrNil { try digest(prefix: prefix, body: $0) }
     }
@@ -121,8 +153,35 @@ struct RollbackLedger: Sendable {
         return try key.authenticationCode(for: message).prefix(Self.digestLength)
     }
 
-    private static let leafLabel = Array("ledger leaf v1\u{0}".utf8)
-    private static let nodeLabel = Array("ledger node v1\u{0}".utf8)
+    private static let leafLabel = Array("ledger leaf v2\u{0}".utf8)
+    private static let nodeLabel = Array("ledger node v2\u{0}".utf8)
+
+    // MARK: - The root
+
+    /// The root as read from the database (lent; nil when no row exists: an empty ledger).
+    ///
+    /// - Returns: nil when the root was altered (its MAC fails) or is malformed.
+    func root(_ body: UnsafeRawBufferPointer?) throws -> LedgerRoot? {
+        guard let body else { return LedgerRoot() }
+        if let known = rootCache.root(for: body) { return known }
+        guard let root = try LedgerRoot(verifying: body, key: key) else { return nil }
+        rootCache.remember(root, body: Data(body))
+        return root
+    }
+
+    /// `root(_:)` of a copied body.
+    func root(_ body: Data?) throws -> LedgerRoot? {
+        try body.withUnsafeBytesOrNil { try root($0) }
+    }
+
+    /// The root's stored form, remembered as verified (the writer reads it back next).
+    func encode(_ root: LedgerRoot) throws -> Data? {
+        guard let body = try root.encoded(key: key) else { return nil }
+        rootCache.remember(root, body: body)
+        return body
+    }
+
+    // MARK: - Slots (root and node bodies)
 
     /// Twelve zero bytes, allocated once for the life of the process.
     nonisolated(unsafe) private static let zeroSlot: UnsafeRawBufferPointer = {
@@ -131,31 +190,31 @@ struct RollbackLedger: Sendable {
         return UnsafeRawBufferPointer(bytes)
     }()
 
-    /// The slot's bytes, lent from `body` (or the zero slot).
-    private static func slot(in body: UnsafeRawBufferPointer?, _ index: UInt8) -> UnsafeRawBufferPointer {
-        guard let body, body.count % slotLength == 0 else { return zeroSlot }
+    /// The slot's bytes, lent from `slots` (or the zero slot).
+    static func slot(in slots: UnsafeRawBufferPointer?, _ index: UInt8) -> UnsafeRawBufferPointer {
+        guard let slots, slots.count % slotLength == 0 else { return zeroSlot }
         var low = 0
-        var high = body.count / slotLength
+        var high = slots.count / slotLength
         while low < high {
             let middle = (low + high) / 2
             let start = middle * slotLength
-            let found = body[start]
-            if found == index { return UnsafeRawBufferPointer(rebasing: body[(start + 1)..<(start + slotLength)]) }
+            let found = slots[start]
+            if found == index { return UnsafeRawBufferPointer(rebasing: slots[(start + 1)..<(start + slotLength)]) }
             if found < index { low = middle + 1 } else { high = middle }
         }
         return zeroSlot
     }
 
-    /// Whether a root or node body's slot for child `index` holds `digest`.
-    static func slot(_ body: Data?, _ index: UInt8, holds digest: Data) -> Bool {
-        body.withUnsafeBytesOrNil { body in
-            digest.withUnsafeBytes { OpenSSL.constantTimeEqual(slot(in: body, index), $0) }
+    /// Whether a slot list's slot for child `index` holds `digest`.
+    static func slot(_ slots: Data?, _ index: UInt8, holds digest: Data) -> Bool {
+        slots.withUnsafeBytesOrNil { slots in
+            digest.withUnsafeBytes { OpenSSL.constantTimeEqual(slot(in: slots, index), $0) }
         }
     }
 
-    /// `body` with the slot for child `index` set to `digest`; nil when every slot is then zero.
-    static func setting(_ body: Data?, _ index: UInt8, to digest: Data) -> Data? {
-        var bytes = body.flatMap { $0.count % slotLength == 0 ? [UInt8]($0) : nil } ?? []
+    /// `slots` with the slot for child `index` set to `digest`; nil when every slot is then zero.
+    static func setting(_ slots: Data?, _ index: UInt8, to digest: Data) -> Data? {
+        var bytes = slots.flatMap { $0.count % slotLength == 0 ? [UInt8]($0) : nil } ?? []
         var low = 0
         var high = bytes.count / slotLength
         while low < high {
@@ -176,74 +235,94 @@ struct RollbackLedger: Sendable {
 
     // MARK: - Leaves
 
-    /// The generation a leaf body records for `uuid`, if any.
-    static func generation(of uuid: Data, in leaf: UnsafeRawBufferPointer?) -> Int64? {
-        guard let leaf, leaf.count % entryLength == 0 else { return nil }
-        return uuid.withUnsafeBytes { uuid -> Int64? in
+    /// The entry a leaf body lists for `token`, if any.
+    static func entry(for token: Data, in leaf: UnsafeRawBufferPointer?) -> Entry? {
+        guard let leaf, leaf.count % entryLength == 0, token.count >= tokenLength else { return nil }
+        return token.withUnsafeBytes { token -> Entry? in
             var low = 0
             var high = leaf.count / entryLength
             while low < high {
                 let middle = (low + high) / 2
-                let entry = middle * entryLength
-                let order = memcmp(leaf.baseAddress! + entry, uuid.baseAddress!, 16)
-                if order == 0 {
-                    return (0..<8).reduce(Int64(0)) { value, offset in value << 8 | Int64(leaf[entry + 16 + offset]) }
-                }
+                let start = middle * entryLength
+                let order = memcmp(leaf.baseAddress! + start, token.baseAddress!, tokenLength)
+                if order == 0 { return decodeEntry(UnsafeRawBufferPointer(rebasing: leaf[start..<(start + entryLength)])) }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
             return nil
         }
     }
 
-    /// `leaf` with `uuid`'s entry set to `generation` (removed when nil), in UUID order; nil
-    /// when no entry is left.
-    static func setting(_ leaf: Data?, _ uuid: Data, to generation: Int64?) -> Data? {
-        var entries: [(uuid: Data, generation: Int64)] = []
-        if let leaf, leaf.count % entryLength == 0 {
-            leaf.withUnsafeBytes { bytes in
-                for entry in stride(from: 0, to: bytes.count, by: entryLength) {
-                    let value = (0..<8).reduce(Int64(0)) { $0 << 8 | Int64(bytes[entry + 16 + $1]) }
-                    entries.append((Data(bytes[entry..<(entry + 16)]), value))
-                }
+    /// Every entry of a leaf body.
+    static func entries(of leaf: Data?) -> [Entry] {
+        guard let leaf, leaf.count % entryLength == 0 else { return [] }
+        return leaf.withUnsafeBytes { bytes in
+            stride(from: 0, to: bytes.count, by: entryLength).map {
+                decodeEntry(UnsafeRawBufferPointer(rebasing: bytes[$0..<($0 + entryLength)]))
             }
         }
-        entries.removeAll { $0.uuid == uuid }
-        if let generation { entries.append((uuid, generation)) }
+    }
+
+    private static func decodeEntry(_ bytes: UnsafeRawBufferPointer) -> Entry {
+        let generation = (0..<8).reduce(Int64(0)) { $0 << 8 | Int64(bytes[tokenLength + 17 + $1]) }
+        return Entry(
+            token: Data(bytes[0..<tokenLength]), uuid: Data(bytes[tokenLength..<(tokenLength + 16)]),
+            itemClass: bytes[tokenLength + 16], generation: generation)
+    }
+
+    /// `leaf` with the entry for `token` removed and `entry` (if any) added, in token order; nil
+    /// when no entry is left.
+    static func setting(_ leaf: Data?, removing token: Data, adding entry: Entry?) -> Data? {
+        var entries = entries(of: leaf)
+        let removed = token.prefix(tokenLength)
+        entries.removeAll { $0.token == removed }
+        if let entry { entries.append(entry) }
         guard !entries.isEmpty else { return nil }
         return encode(entries)
     }
 
     /// A leaf body from entries in any order.
-    static func encode(_ entries: [(uuid: Data, generation: Int64)]) -> Data {
+    static func encode(_ entries: [Entry]) -> Data {
         var body = Data(capacity: entries.count * entryLength)
-        for entry in entries.sorted(by: { $0.uuid.lexicographicallyPrecedes($1.uuid) }) {
+        for entry in entries.sorted(by: { $0.token.lexicographicallyPrecedes($1.token) }) {
+            body.append(entry.token.prefix(tokenLength))
             body.append(entry.uuid)
+            body.append(entry.itemClass)
             withUnsafeBytes(of: entry.generation.bigEndian) { body.append(contentsOf: $0) }
         }
         return body
     }
 
-    // MARK: - Checking an item
+    // MARK: - Standing of a token
 
-    /// Whether the ledger, with the root, node and leaf bodies above `uuid` as read from the
-    /// database (lent; nil where no row exists), names generation `generation` for it: the
-    /// node's digest matches the root's slot, the leaf's the node's, and the leaf's entry the
-    /// generation.
-    func vouches(
-        for uuid: Data, generation: Int64,
-        root: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
-    ) throws -> Bool {
-        guard uuid.count == 16 else { return false }
-        let path = Path(uuid: uuid)
+    /// What the ledger, with the root, node and leaf bodies above `token` as read from the
+    /// database (lent; nil where no row exists), says about the item with that token: the root
+    /// must authenticate, the node's digest match the root's slot and the leaf's the node's.
+    func standing(
+        of token: Data, root rootBody: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
+    ) throws -> Standing {
+        guard let path = Path(token: token), let root = try root(rootBody) else { return .unvouched }
         let nodeDigest = try digest(prefix: path.node, body: node)
         let leafDigest = try digest(prefix: path.leaf, body: leaf)
-        let linked = nodeDigest.withUnsafeBytes { nodeDigest in
-            leafDigest.withUnsafeBytes { leafDigest in
-                OpenSSL.constantTimeEqual(Self.slot(in: root, uuid[uuid.startIndex]), nodeDigest)
-                    && OpenSSL.constantTimeEqual(Self.slot(in: node, uuid[uuid.startIndex + 1]), leafDigest)
+        let linked = root.slots.withUnsafeBytesOrNil { rootSlots in
+            nodeDigest.withUnsafeBytes { nodeDigest in
+                leafDigest.withUnsafeBytes { leafDigest in
+                    OpenSSL.constantTimeEqual(Self.slot(in: rootSlots, token[token.startIndex]), nodeDigest)
+                        && OpenSSL.constantTimeEqual(Self.slot(in: node, token[token.startIndex + 1]), leafDigest)
+                }
             }
         }
-        return linked && Self.generation(of: uuid, in: leaf) == generation
+        guard linked else { return .unvouched }
+        return Self.entry(for: token, in: leaf).map(Standing.entry) ?? .absent
+    }
+
+    /// Whether the ledger names `row` (its UUID, class and generation) for the row's token.
+    func vouches(
+        for row: StoredRow, root: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
+    ) throws -> Bool {
+        guard case .entry(let entry) = try standing(of: row.primaryKeyToken, root: root, node: node, leaf: leaf) else {
+            return false
+        }
+        return entry.uuid == row.uuid && entry.generation == row.generation && entry.itemClass == row.itemClass.ledgerCode
     }
 }
 
@@ -273,5 +352,24 @@ private final class NodeDigests: Sendable {
     /// Remembers `digest` as the digest of `body` under prefix `index`.
     func remember(_ digest: Data, of body: Data, at index: UInt8) {
         nodes.withLock { $0[Int(index)] = (body, digest) }
+    }
+}
+
+/// The root body whose MAC last verified, with what it holds: the root changes with every write,
+/// so a reader verifies each version once. Whether a body verifies depends on nothing but the
+/// body (and the key), so a remembered one is right whatever happens to its transaction.
+private final class RootCache: Sendable {
+    private let last = Mutex<(body: Data, root: LedgerRoot)?>(nil)
+
+    func root(for body: UnsafeRawBufferPointer) -> LedgerRoot? {
+        last.withLock { last in
+            guard let last, last.body.count == body.count, !body.isEmpty else { return nil }
+            let same = last.body.withUnsafeBytes { memcmp($0.baseAddress!, body.baseAddress!, body.count) == 0 }
+            return same ? last.root : nil
+        }
+    }
+
+    func remember(_ root: LedgerRoot, body: Data) {
+        last.withLock { $0 = (body, root) }
     }
 }
