@@ -34,7 +34,8 @@ struct LegacyRollbackLedger {
         (0, RollbackLedger.rowID(Data(uuid.prefix(1))), RollbackLedger.rowID(Data(uuid.prefix(2))))
     }
 
-    private func digest(prefix: Data, body: Data?) throws -> Data {
+    /// A schema-4 digest: HMAC-SHA256 under the ledger key over the level label, the prefix and the body.
+    func digest(prefix: Data, body: Data?) throws -> Data {
         guard let body, !body.isEmpty else { return Data(count: RollbackLedger.digestLength) }
         var message = prefix.count == 2 ? Self.leafLabel : Self.nodeLabel
         message.append(UInt8(prefix.count))
