@@ -70,10 +70,17 @@ let package = Package(
             path: "Benchmarks/BenchHello"
         ),
 
+        // A simulated disk for SQLite that loses unsynced writes (the power-loss test's helper only).
+        .target(
+            name: "PowerLossVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/PowerLossVFS"
+        ),
+
         // The process the reliability tests start, kill and inspect (docs/reliability.md).
         .executableTarget(
             name: "KeychainCrashWriter",
-            dependencies: ["Security", "CSQLite"],
+            dependencies: ["Security", "CSQLite", "PowerLossVFS"],
             path: "Tests/KeychainCrashWriter",
             swiftSettings: strictFlags
         ),
