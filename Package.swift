@@ -103,7 +103,9 @@ let package = Package(
         // Crash safety, concurrency, full disk, fuzz regressions and hygiene (docs/reliability.md).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter"],
+            dependencies: [
+                "KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter", "PowerLossVFS",
+            ],
             swiftSettings: strictFlags
         ),
     ],
