@@ -70,10 +70,17 @@ let package = Package(
             path: "Benchmarks/BenchHello"
         ),
 
+        // A simulated disk for SQLite that loses unsynced writes (the power-loss test's helper only).
+        .target(
+            name: "PowerLossVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/PowerLossVFS"
+        ),
+
         // The process the reliability tests start, kill and inspect (docs/reliability.md).
         .executableTarget(
             name: "KeychainCrashWriter",
-            dependencies: ["Security", "CSQLite"],
+            dependencies: ["Security", "CSQLite", "PowerLossVFS"],
             path: "Tests/KeychainCrashWriter",
             swiftSettings: strictFlags
         ),
@@ -96,7 +103,9 @@ let package = Package(
         // Crash safety, concurrency, full disk, fuzz regressions and hygiene (docs/reliability.md).
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter"],
+            dependencies: [
+                "KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter", "PowerLossVFS",
+            ],
             swiftSettings: strictFlags
         ),
     ],

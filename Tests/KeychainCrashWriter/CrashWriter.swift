@@ -1,8 +1,9 @@
 import Foundation
 import Security
 
-/// `crash-writer`: dumps what it finds (for the test to check against the log so far), then
-/// performs random adds, updates, deletes and reads until killed, logging each one.
+/// `crash-writer`: dumps what it finds (for the test to check against the log so far; only when
+/// given `--state`), then performs random adds, updates, deletes and reads until killed (or, in
+/// `power-loss` mode, until its simulated disk loses power), logging each one.
 ///
 /// Log lines, in order for each operation `n`:
 /// - `B n add|update|delete|read <account> <tag|->` before the call;
@@ -14,19 +15,20 @@ struct CrashWriter {
     static let accounts = 24
 
     let log: OperationLog
-    let statePath: String
+    let statePath: String?
     let seed: UInt64
     let operations: Int
 
     init(_ arguments: HelperArguments) throws {
         log = try OperationLog(path: try arguments.string("log"))
-        statePath = try arguments.string("state")
+        statePath = try? arguments.string("state")
         seed = UInt64(try arguments.integer("seed"))
         operations = try arguments.integer("ops", default: Int.max)
     }
 
-    func run() throws {
-        try StateDump.write(to: statePath)
+    /// Runs the operations, calling `afterEach` with each one's sequence number once it is logged.
+    func run(afterEach: (Int) throws -> Void = { _ in }) throws {
+        if let statePath { try StateDump.write(to: statePath) }
         let client = PasswordClient(service: Self.service)
         var generator = SplitMix(seed: seed)
         for sequence in 0..<operations {
@@ -53,6 +55,7 @@ struct CrashWriter {
                     log.append("N \(sequence) \(status)")
                 }
             }
+            try afterEach(sequence)
         }
     }
 

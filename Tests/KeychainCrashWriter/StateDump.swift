@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Security
 
@@ -42,31 +41,10 @@ enum StateDump {
 
     /// `PRAGMA integrity_check` (its rows joined by `;`) and the number of item rows.
     static func inspectDatabase() throws -> (String, Int) {
-        var handle: OpaquePointer?
-        guard sqlite3_open_v2(databasePath, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db = handle else {
-            sqlite3_close_v2(handle)
-            throw HelperError("cannot open the database")
-        }
-        defer { sqlite3_close_v2(db) }
-        sqlite3_busy_timeout(db, 10_000)
-        let integrity = try column(db, "PRAGMA integrity_check").joined(separator: ";")
-        let rows = Int(try column(db, "SELECT count(*) FROM items").first ?? "") ?? -1
-        return (integrity.isEmpty ? "empty" : integrity.replacingOccurrences(of: " ", with: "_"), rows)
-    }
-
-    private static func column(_ db: OpaquePointer, _ sql: String) throws -> [String] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw HelperError("cannot prepare \(sql): \(String(cString: sqlite3_errmsg(db)))")
-        }
-        defer { sqlite3_finalize(statement) }
-        var values: [String] = []
-        while true {
-            let step = sqlite3_step(statement)
-            if step == SQLITE_DONE { break }
-            guard step == SQLITE_ROW else { throw HelperError("\(sql) failed: \(String(cString: sqlite3_errmsg(db)))") }
-            values.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "")
-        }
-        return values
+        let database = try SQLiteDatabase(path: databasePath)
+        let integrity = try database.column("PRAGMA integrity_check").joined(separator: ";")
+        let rows = Int(try database.column("SELECT count(*) FROM items").first ?? "") ?? -1
+        let word = integrity.replacingOccurrences(of: " ", with: "_").replacingOccurrences(of: "\n", with: ";")
+        return (integrity.isEmpty ? "empty" : word, rows)
     }
 }

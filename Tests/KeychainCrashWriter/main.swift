@@ -3,6 +3,9 @@ import Foundation
 // keychain-crash-writer: the process the reliability tests start, kill and inspect.
 //
 //   crash-writer  --home H --log L --state S --seed N [--ops N]
+//   power-loss    --home H --log L --seed N --loss-after E --unsynced discard|scatter [--checkpoint-every K]
+//   disk-probe    --home H --synchronous full|off --rows N
+//   disk-count    --home H
 //   verify        --home H
 //   stress        --home H --log-dir D --process P --threads T --seconds S --seed N [--shared K]
 //   fill          --home H --log L --populate N [--headroom BYTES]
@@ -19,6 +22,9 @@ do {
     setenv("XDG_DATA_HOME", try arguments.string("home"), 1)
     switch arguments.mode {
     case "crash-writer": try CrashWriter(arguments).run()
+    case "power-loss": try PowerLossWriter(arguments).run()
+    case "disk-probe": try DiskProbe.write(arguments)
+    case "disk-count": try DiskProbe.count(arguments)
     case "verify": print(try StateDump.render(), terminator: "")
     case "stress": try StressWorker(arguments).run()
     case "fill": try DiskFiller(arguments).run()

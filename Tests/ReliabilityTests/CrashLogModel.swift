@@ -1,7 +1,7 @@
 import Security
 
-/// The crash test's model of the keychain: what every acknowledged operation in the writers' logs
-/// implies, checked against what each freshly started writer finds.
+/// The crash and power-loss tests' model of the keychain: what every acknowledged operation in
+/// the writers' logs implies, checked against what each freshly started process finds.
 ///
 /// The writer logs `B n op account tag` before each call and `A n` (success, synced), `R n
 /// status` (refused), `V n label ok|torn` or `N n status` (a read) after it. An operation whose
@@ -40,9 +40,10 @@ struct CrashLogModel {
         return result
     }
 
-    /// Checks a state a new writer found before its first operation.
+    /// Checks the state a fresh process found after a kill or power loss, before the next writer's
+    /// first operation.
     mutating func check(state: KeychainState) throws {
-        if let unsound = state.unsoundness { throw StateError("after a kill: \(unsound)") }
+        if let unsound = state.unsoundness { throw StateError("after a kill or power loss: \(unsound)") }
         if state.items == items {
             if let pending, Self.applying(pending, to: items) != items { inFlightLost += 1 }
         } else if let pending, state.items == Self.applying(pending, to: items) {
@@ -50,7 +51,7 @@ struct CrashLogModel {
             inFlightApplied += 1
         } else {
             throw StateError(
-                "after a kill the keychain holds \(state.items.sorted { $0.key < $1.key }),"
+                "after a kill or power loss the keychain holds \(state.items.sorted { $0.key < $1.key }),"
                     + " but the acknowledged log implies \(items.sorted { $0.key < $1.key })"
                     + (pending.map { " (or that with \($0) applied)" } ?? ""))
         }

@@ -42,8 +42,10 @@ enum Executables {
 final class TemporaryDirectory {
     let path: String
 
-    init(_ prefix: String) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+    /// A directory in the temporary directory, or in `base` when given.
+    init(_ prefix: String, in base: String? = nil) throws {
+        let parent = base.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
+        path = parent.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(
             atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
