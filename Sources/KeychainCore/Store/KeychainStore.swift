@@ -80,8 +80,7 @@ final class KeychainStore: Sendable {
     init(path: String, ledger: RollbackLedger) throws {
         self.path = path
         self.ledger = ledger
-        try FileSystem.touchPrivateFile(path)
-        try FileSystem.requireNotWritableByOthers(path)
+        try FileSystem.createPrivateFileIfMissing(path, role: .database)
         try withConnection { connection in
             // Opening a keychain of the current schema writes nothing (so it works on a full disk
             // too); creating or upgrading one takes the write lock and looks again.
@@ -134,12 +133,26 @@ final class KeychainStore: Sendable {
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         do {
             // Opening a connection can fail too: its error gets an OSStatus like any other.
-            let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try SQLiteConnection(path: path))
+            let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try openConnection())
             defer { pool.withLock { $0.append(pooled) } }
             return try body(pooled.connection)
         } catch let error as SQLiteError {
             throw error.keychainError
         }
+    }
+
+    /// A new connection, opened only when the database, its write-ahead log and its
+    /// shared-memory index are private to the calling user, before SQLite reads them (a file
+    /// planted with a wider mode is refused, never used) and again once SQLite has opened or
+    /// created them.
+    ///
+    /// - Throws: `errSecWrPerm` naming the file and the fix.
+    private func openConnection() throws -> SQLiteConnection {
+        let files = KeychainLocation.databaseFiles(forDatabase: path)
+        for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
+        let connection = try SQLiteConnection(path: path)
+        for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
+        return connection
     }
 
     // MARK: - Keychain metadata
