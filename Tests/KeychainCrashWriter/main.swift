@@ -8,6 +8,8 @@ import Foundation
 //   fill          --home H --log L --populate N [--headroom BYTES]
 //   memory-probe  --home H --account A --masked HEX
 //   hygiene-probe --home H --canary TEXT
+//   permission-probe --home H
+//   file-modes    --home H
 //
 // Every mode uses the keychain `$XDG_DATA_HOME/swift-keychain/login.keychain-db` with
 // XDG_DATA_HOME = H, through `import Security` only, as a client would. Failures print a line
@@ -23,6 +25,8 @@ do {
     case "fill": try DiskFiller(arguments).run()
     case "memory-probe": try MemoryProbe(arguments).run()
     case "hygiene-probe": try HygieneProbe(arguments).run()
+    case "permission-probe": try PermissionProbe(arguments).run()
+    case "file-modes": try FileModes(arguments).run()
     default: throw HelperError("unknown mode \(arguments.mode)")
     }
 } catch {
