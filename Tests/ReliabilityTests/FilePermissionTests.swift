@@ -43,7 +43,7 @@ struct FilePermissionTests {
         #expect(find.exitCode == 195, "exit \(find.exitCode): \(find.error)")
         #expect(find.error.contains("Write permissions error."), "\(find.error)")
         #expect(find.error.contains("security: \(target): "), "\(find.error)")
-        #expect(find.error.contains("security: to fix: \(exposure.fixAdvice)\(fix)\n"), "\(find.error)")
+        #expect(find.error.contains("security: to fix: \(exposure.fixLine(for: target, isDirectory: part == .directory))\n"), "\(find.error)")
         #expect(!find.output.contains(PermissionFixture.secret) && !find.error.contains(PermissionFixture.secret))
         #expect(try keychain.state() == before, "a refused keychain was changed")
 
@@ -56,6 +56,21 @@ struct FilePermissionTests {
         #expect(found.exitCode == 0 && found.output == PermissionFixture.secret + "\n", "\(found.error)")
         #expect(try Keychain.open(path: keychain.database, create: false).path == keychain.database)
         Keychain.forgetOpenInstance(path: keychain.database)
+    }
+
+    @Test("a keychain in a shared directory like /tmp is refused with the advice to give it a directory of its own, not to close the shared one")
+    func sharedDirectoryIsNotToBeClosed() throws {
+        let directory = try TemporaryDirectory("perm-shared")
+        let shared = directory.file("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        try #require(chmod(shared, 0o1777) == 0)
+        let create = try Executables.runSecurity(
+            ["create-keychain", "-p", "pw", shared + "/k.keychain-db"], home: directory.file("home"), in: directory.path)
+        #expect(create.exitCode == 195, "\(create.error)")
+        #expect(create.error.contains("security: \(shared): the keychain directory is accessible to group or others (mode 1777)\n"), "\(create.error)")
+        #expect(create.error.contains("security: to fix: keep the keychain in a directory of its own (mkdir -m 700 '\(shared)/keychains')\n"))
+        #expect(!create.error.contains("chmod"), "\(create.error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: shared).isEmpty, "nothing was created")
     }
 
     @Test(
@@ -157,9 +172,13 @@ enum Exposure: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// A word the fix in the engine's reason must contain.
     var fixWord: String { self == .ownedByAnotherUser ? "chown" : "chmod" }
 
-    /// What the `security` command must print before the fix's command.
-    var fixAdvice: String {
-        self == .ownedByAnotherUser ? "use a keychain directory of your own, or if this one should be yours: " : ""
+    /// The advice the `security` command must print as the fix: the command, with what to do
+    /// instead when the directory may hold more than keychains.
+    func fixLine(for path: String, isDirectory: Bool) -> String {
+        let command = fixCommand(for: path, isDirectory: isDirectory)
+        if self == .ownedByAnotherUser { return "use a keychain directory of your own, or if this one should be yours: " + command }
+        guard isDirectory else { return command }
+        return command + " if only keychains are kept there; otherwise keep the keychain in a directory of its own (mkdir -m 700 '\(path)/keychains')"
     }
 
     /// The command the `security` command must print as the fix (this test's root runs it).

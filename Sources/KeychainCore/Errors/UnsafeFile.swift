@@ -48,14 +48,20 @@ public struct UnsafeFile: Equatable, Sendable {
         }
     }
 
-    /// What makes the file private, with its path as a shell word: `chmod 600 '<path>'`.
+    /// What makes the file private, with its path as a shell word: `chmod 600 '<path>'`. For a
+    /// directory, chmod 700 only where it holds just keychains; a shared (sticky) directory such
+    /// as `/tmp` is never to be closed, so the advice is a directory of the keychain's own.
     public var fix: String {
         let quoted = Self.shellQuoted(path)
         switch problem {
         case .ownedByAnotherUser(_, let caller):
             return "use a keychain directory of your own, or if this one should be yours: chown\(isDirectory ? " -R" : "") \(caller) \(quoted)"
-        case .openToOthers:
-            return "chmod \(isDirectory ? "700" : "600") \(quoted)"
+        case .openToOthers(let mode):
+            guard isDirectory else { return "chmod 600 \(quoted)" }
+            // A shared directory (/tmp) must stay shared: the keychain moves instead.
+            let ownDirectory = "keep the keychain in a directory of its own (mkdir -m 700 \(Self.shellQuoted(path + "/keychains")))"
+            if mode & 0o1000 != 0 { return ownDirectory }
+            return "chmod 700 \(quoted) if only keychains are kept there; otherwise \(ownDirectory)"
         case .symbolicLink:
             return "replace the link \(quoted) with the file itself"
         case .wrongType:
@@ -68,7 +74,8 @@ public struct UnsafeFile: Equatable, Sendable {
         switch problem {
         case .ownedByAnotherUser(_, let caller):
             return summary + "; fix: use a keychain directory of your own, or chown it to uid \(caller)"
-        case .openToOthers:
+        case .openToOthers(let mode):
+            if isDirectory && mode & 0o1000 != 0 { return summary + "; fix: keep the keychain in a directory of its own" }
             return summary + "; fix: chmod \(isDirectory ? "700" : "600") the \(role)"
         case .symbolicLink:
             return summary + "; fix: replace the link with the file itself"
