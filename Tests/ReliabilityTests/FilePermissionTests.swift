@@ -58,6 +58,28 @@ struct FilePermissionTests {
         Keychain.forgetOpenInstance(path: keychain.database)
     }
 
+    @Test("a keybag opened to others while the keychain is open is refused when it is to be replaced, and stays as it was")
+    func keybagBeingReplacedIsChecked() throws {
+        let directory = try TemporaryDirectory("perm-replace")
+        let database = directory.file("keychains") + "/k.keychain-db"
+        let keychain = try Keychain.open(path: database)
+        defer { Keychain.forgetOpenInstance(path: database) }
+        let keybag = database + ".keybag"
+        try #require(chmod(keybag, 0o644) == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: keybag))
+        do {
+            try keychain.setAutoLock(interval: 60)
+            Issue.record("the keybag was replaced")
+        } catch let error as KeychainError {
+            #expect(error.status == Self.writePermission && error.reason.contains("keybag"), "\(error)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: keybag)) == before)
+        var info = stat()
+        #expect(stat(keybag, &info) == 0 && info.st_mode & 0o777 == 0o644, "the refused keybag was left as it was")
+        try #require(chmod(keybag, 0o600) == 0)
+        try keychain.setAutoLock(interval: 60)
+    }
+
     @Test("a keychain in a shared directory like /tmp is refused with the advice to give it a directory of its own, not to close the shared one")
     func sharedDirectoryIsNotToBeClosed() throws {
         let directory = try TemporaryDirectory("perm-shared")
