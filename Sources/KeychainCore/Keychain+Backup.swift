@@ -5,11 +5,13 @@ import Foundation
 /// anywhere, `…ThisDeviceOnly` items only on the device that made the backup, and
 /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` items are never backed up.
 extension Keychain {
-    /// Writes every item (but the passcode-only ones) to a new backup file at `path` (mode 0600),
-    /// protected by `password`.
+    /// Writes every item (but the passcode-only ones) to a new backup file at `path`, protected
+    /// by `password`: a private file (0600, the calling user's) from before its first byte,
+    /// renamed over any file at `path`.
     ///
     /// - Throws: `errSecPassphraseRequired` for an empty password; `errSecInteractionNotAllowed`
-    ///   when an item's class is locked (unlock first); storage errors.
+    ///   when an item's class is locked (unlock first); `errSecWrPerm` when the file written
+    ///   would not be private (a filesystem that ignores modes or owners); storage errors.
     @discardableResult
     public func backup(to path: String, password: Data) throws -> BackupSummary {
         guard !password.isEmpty else { throw KeychainError(.passphraseRequired, "a backup needs a password") }
@@ -49,7 +51,7 @@ extension Keychain {
                 file.items.append(item)
             }
         }
-        try FileSystem.replaceAtomically(path, contents: file.encoded(macKey: keys.mac))
+        try FileSystem.replaceAtomically(path, contents: file.encoded(macKey: keys.mac), role: .backup)
         return BackupSummary(itemCount: file.items.count, passcodeOnlyItemsLeftOut: file.passcodeOnlyItemsLeftOut)
     }
 

@@ -33,7 +33,9 @@ public final class Keychain: Sendable {
     ///     keychain is `errSecNoSuchKeychain`.
     ///   - options: costs and clock; they apply when this process first opens the keychain.
     /// - Throws: `errSecNoSuchKeychain`, `errSecInvalidKeychain` (a keybag that was altered or
-    ///   belongs to another keychain or device), storage errors.
+    ///   belongs to another keychain or device), `errSecWrPerm` (its directory or one of its
+    ///   files is not private to the calling user: `KeychainLocation.requirePrivate`), storage
+    ///   errors.
     public static func open(path: String, create: Bool = true, options: KeychainOptions = .standard) throws -> Keychain {
         if let open = openKeychains.withLock({ $0[path] }) { return open }
         if !create && !FileSystem.exists(path) {
@@ -60,7 +62,8 @@ public final class Keychain: Sendable {
     /// Creates a keychain at `path`, protected by `passcode` (none when nil or empty), and opens
     /// it unlocked. The passcode's derivation is calibrated to about 80 ms on this machine.
     ///
-    /// - Throws: `errSecDuplicateKeychain` when a keychain exists at `path`.
+    /// - Throws: `errSecDuplicateKeychain` when a keychain exists at `path`; `errSecWrPerm` when
+    ///   its directory (or a file already in it) is not private to the calling user.
     @discardableResult
     public static func create(path: String, passcode: Data?, options: KeychainOptions = .standard) throws -> Keychain {
         if FileSystem.exists(path) || FileSystem.exists(KeychainLocation.keybagPath(forDatabase: path)) {
@@ -68,7 +71,7 @@ public final class Keychain: Sendable {
         }
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
-        try FileSystem.requireNotWritableByOthers(directory)
+        try KeychainLocation.requirePrivate(database: path)
         let deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         let secret = passcode.flatMap { $0.isEmpty ? nil : SecureBytes(copying: $0) }
         let (keybag, keys) = try Keybag.create(
@@ -92,12 +95,11 @@ public final class Keychain: Sendable {
             throw KeychainError(.noSuchKeychain, "the specified keychain could not be found")
         }
         forgetOpenInstance(path: path)
-        // The keybag goes first: a deletion interrupted after it leaves a database that opens
-        // nothing (and can be deleted again), never a keybag whose database seems lost.
-        for file in [keybagPath, Keybag.stagedPath(keybagPath), path, path + "-wal", path + "-shm",
-            KeychainLocation.legacyKeyFilePath(forDatabase: path)]
-        {
-            try FileSystem.removeSecurely(file)
+        // The keybag goes first (`KeychainLocation.files`): a deletion interrupted after it leaves
+        // a database that opens nothing (and can be deleted again), never a keybag whose
+        // database seems lost.
+        for file in KeychainLocation.files(forDatabase: path) {
+            try FileSystem.removeSecurely(file.path)
         }
     }
 
@@ -131,7 +133,7 @@ public final class Keychain: Sendable {
         self.options = options
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
-        try FileSystem.requireNotWritableByOthers(directory)
+        try KeychainLocation.requirePrivate(database: path)
         deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
 

@@ -3,75 +3,85 @@ import KeychainCore
 
 /// The user's keychain preferences, as macOS keeps them in `com.apple.security.plist`: the
 /// keychain search list and the default keychain. They live in
-/// `<keychain directory>/preferences.plist` (0600) and concern the `security` command only:
+/// `<keychain directory>/preferences.plist` and concern the `security` command only:
 /// `SecItem…` always uses the login keychain, as Apple's data-protection keychain ignores them.
+///
+/// The file is a keychain file like the others: it is read only when it and the directory are
+/// private to the calling user (else errSecWrPerm, naming the file and the fix), since whoever
+/// could change it could choose the keychain that the user's secrets go to.
 enum KeychainPreferences {
     private static let searchListKey = "SearchList"
     private static let defaultKeychainKey = "DefaultKeychain"
 
     /// The preference file.
-    static var path: String { (KeychainLocation.directory as NSString).appendingPathComponent("preferences.plist") }
+    static var path: String { (KeychainLocation.directory as NSString).appendingPathComponent(KeychainLocation.preferencesFileName) }
 
     /// The default keychain: the one set with `default-keychain -s`, else the login keychain.
+    ///
+    /// - Throws: `KeychainError` errSecWrPerm when the file or its directory is not private.
     static var defaultKeychainPath: String {
-        (read()[defaultKeychainKey] as? String) ?? KeychainLocation.defaultKeychainPath
+        get throws { (try read()[defaultKeychainKey] as? String) ?? KeychainLocation.defaultKeychainPath }
     }
 
     /// The search list: the one set with `list-keychains -s` (or grown by `create-keychain`),
     /// else the default keychain alone.
+    ///
+    /// - Throws: `KeychainError` errSecWrPerm when the file or its directory is not private.
     static var searchList: [String] {
-        (read()[searchListKey] as? [String]) ?? [defaultKeychainPath]
+        get throws {
+            let preferences = try read()
+            return (preferences[searchListKey] as? [String])
+                ?? [(preferences[defaultKeychainKey] as? String) ?? KeychainLocation.defaultKeychainPath]
+        }
     }
 
     /// Sets (or with nil, resets to the login keychain) the default keychain.
     static func setDefaultKeychain(_ path: String?) throws {
-        var preferences = read()
+        var preferences = try read()
         preferences[defaultKeychainKey] = path
         try write(preferences)
     }
 
     /// Replaces the search list.
     static func setSearchList(_ paths: [String]) throws {
-        var preferences = read()
+        var preferences = try read()
         preferences[searchListKey] = paths
         try write(preferences)
     }
 
     /// Appends `path` to the search list unless it is there (a created keychain joins it).
     static func addToSearchList(_ path: String) throws {
-        let list = searchList
+        let list = try searchList
         if !list.contains(path) { try setSearchList(list + [path]) }
     }
 
     /// Removes `path` from the search list, and from being the default (a deleted keychain).
     static func forget(_ path: String) throws {
-        var preferences = read()
-        preferences[searchListKey] = searchList.filter { $0 != path }
+        var preferences = try read()
+        preferences[searchListKey] = try searchList.filter { $0 != path }
         if preferences[defaultKeychainKey] as? String == path { preferences[defaultKeychainKey] = nil }
         try write(preferences)
     }
 
-    private static func read() -> [String: Any] {
-        guard let data = FileManager.default.contents(atPath: path),
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
-        else { return [:] }
+    /// The preferences; empty when there is no file or it is not a property list.
+    private static func read() throws -> [String: Any] {
+        guard let data = try FileSystem.readPrivate(path, role: .preferences) else { return [:] }
+        try FileSystem.requirePrivateDirectory(KeychainLocation.directory)
+        guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            return [:]
+        }
         return plist
     }
 
-    /// Writes the file atomically (a new 0600 file renamed into place).
+    /// Writes the file atomically: a private file (0600 before its first byte) renamed into
+    /// place, in the private keychain directory (created 0700 if missing).
     private static func write(_ preferences: [String: Any]) throws {
         do {
-            try FileManager.default.createDirectory(
-                atPath: KeychainLocation.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             let data = try PropertyListSerialization.data(fromPropertyList: preferences, format: .xml, options: 0)
-            let temporary = path + ".tmp-\(UUID().uuidString)"
-            guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            guard FileDescriptor.move(temporary, over: path) else {
-                try? FileManager.default.removeItem(atPath: temporary)
-                throw CocoaError(.fileWriteUnknown)
-            }
+            try FileSystem.makePrivateDirectory(KeychainLocation.directory)
+            try FileSystem.replaceAtomically(path, contents: data, role: .preferences)
+        } catch let error as KeychainError where error.code == .writePermission {
+            throw error
         } catch {
             throw ToolError.failed(result: 1, message: "security: could not write the keychain preferences\n")
         }

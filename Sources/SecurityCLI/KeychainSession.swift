@@ -44,8 +44,8 @@ enum KeychainSession {
 
     /// The default keychain (`default-keychain`); the login keychain is created on first use.
     static func openDefault() throws -> Keychain {
-        let path = absolutePath(KeychainPreferences.defaultKeychainPath)
         do {
+            let path = absolutePath(try KeychainPreferences.defaultKeychainPath)
             return try Keychain.open(path: path, create: path == absolutePath(KeychainLocation.defaultKeychainPath))
         } catch {
             throw ToolError.api("SecKeychainCopyDefault", error)
@@ -81,7 +81,7 @@ enum KeychainSession {
     /// keychain (as macOS's `prompt_password` does), else by its path.
     static func promptName(for keychain: Keychain) -> String {
         if let name = argumentNames.withLock({ $0[keychain.path] }) { return name }
-        return keychain.path == absolutePath(KeychainPreferences.defaultKeychainPath) ? "default" : keychain.path
+        return keychain.path == (try? KeychainPreferences.defaultKeychainPath).map(absolutePath) ? "default" : keychain.path
     }
 
     /// The names command lines gave the keychains opened so far, by path.

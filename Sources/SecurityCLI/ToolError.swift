@@ -40,11 +40,23 @@ enum ToolError: Error, Equatable {
     }
 
     /// An API failure from whatever the engine threw: a `KeychainError`'s status, or
-    /// errSecInternalComponent for anything else.
+    /// errSecInternalComponent for anything else. A refused file (errSecWrPerm, exit 195) adds
+    /// the lines `unsafeFileLines` prints.
     static func api(_ api: String, _ error: any Error) -> ToolError {
         if let failure = error as? ToolError { return failure }
-        if let keychainError = error as? KeychainError { return .status(keychainError.status, api: api) }
+        if let keychainError = error as? KeychainError {
+            guard keychainError.unsafeFile != nil else { return .status(keychainError.status, api: api) }
+            let message = (ToolError.status(keychainError.status, api: api).message ?? "") + unsafeFileLines(keychainError)
+            return .failed(result: keychainError.status, message: message)
+        }
         return .status(errSecInternalComponent, api: api)
+    }
+
+    /// For an error refusing a file that is not private: `security: <path>: <what is wrong>`
+    /// and `security: to fix: <command>`; otherwise nothing.
+    static func unsafeFileLines(_ error: KeychainError) -> String {
+        guard let file = error.unsafeFile else { return "" }
+        return "security: \(file.path): \(file.summary)\nsecurity: to fix: \(file.fix)\n"
     }
 
     /// Apple's message for a status (`SecCopyErrorMessageString`).

@@ -124,7 +124,8 @@ struct PasscodeRekeyTests {
         let after = try Self.keybagBytes(temporary.keychain)
         #expect(after != before)
         Keychain.forgetOpenInstance(path: temporary.keychain.path)
-        try after.write(to: URL(fileURLWithPath: Keybag.stagedPath(temporary.keychain.keybagPath)))
+        #expect(FileManager.default.createFile(
+            atPath: Keybag.stagedPath(temporary.keychain.keybagPath), contents: after, attributes: [.posixPermissions: 0o600]))
         try before.write(to: URL(fileURLWithPath: temporary.keychain.keybagPath))
 
         let keychain = try Keychain.open(path: temporary.keychain.path, create: false, options: TemporaryKeychain.options)

@@ -12,6 +12,8 @@ import Foundation
 //   memory-probe  --home H --account A --masked HEX
 //   hygiene-probe --home H --canary TEXT
 //   rekey         --home H --log L --items N --from K
+//   permission-probe --home H
+//   file-modes    --home H
 //
 // Every mode uses the keychain `$XDG_DATA_HOME/swift-keychain/login.keychain-db` with
 // XDG_DATA_HOME = H, through `import Security` only, as a client would. Failures print a line
@@ -31,6 +33,8 @@ do {
     case "memory-probe": try MemoryProbe(arguments).run()
     case "hygiene-probe": try HygieneProbe(arguments).run()
     case "rekey": try PasscodeChanger(arguments).run()
+    case "permission-probe": try PermissionProbe(arguments).run()
+    case "file-modes": try FileModes(arguments).run()
     default: throw HelperError("unknown mode \(arguments.mode)")
     }
 } catch {

@@ -12,11 +12,12 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case diskFull = -34
         /// `errSecIO`: the storage layer failed to read or write.
         case io = -36
+        /// `errSecWrPerm`: a keychain file or directory is not private to the calling user (owned
+        /// by another user, open to group or others, or a link), so it is not used; or it cannot
+        /// be written (a read-only filesystem or directory).
+        case writePermission = -61
         /// `errSecParam`: a request dictionary or value is not valid.
         case param = -50
-        /// `errSecWrPerm`: a keychain file or directory cannot be written (a read-only
-        /// filesystem, or permissions that refuse the caller).
-        case writePermission = -61
         /// `errSecAllocate`: memory or disk space ran out.
         case allocate = -108
         /// `errSecNotAvailable`: the keychain database could not be used.
@@ -63,11 +64,23 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
     public let code: Code
     /// A human-readable reason naming keys or classes, never values.
     public let reason: String
+    /// For an `errSecWrPerm` refusal: the file or directory refused, with its path and the fix
+    /// (the path stays out of `reason`).
+    public let unsafeFile: UnsafeFile?
 
     /// Creates an error with a code and a reason.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
+        unsafeFile = nil
+    }
+
+    /// The `errSecWrPerm` error refusing `file`; its reason names the file's role, the problem
+    /// and the fix, not the path.
+    public init(refusing file: UnsafeFile) {
+        code = .writePermission
+        reason = file.reason
+        unsafeFile = file
     }
 
     /// The `OSStatus` value Apple's API returns for this error.

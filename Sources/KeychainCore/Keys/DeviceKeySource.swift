@@ -8,7 +8,8 @@ protocol DeviceKeySource: Sendable {
     /// The device key, created on first use.
     ///
     /// - Throws: `errSecNotAvailable` when it cannot be read or created, `errSecInvalidKeychain`
-    ///   when the stored key is malformed.
+    ///   when the stored key is malformed, `errSecWrPerm` when its file is not private to the
+    ///   calling user.
     func deviceKey() throws -> SymmetricKey
 }
 
@@ -36,10 +37,9 @@ struct FileDeviceKey: DeviceKeySource {
             var contents = Self.magic
             key.withUnsafeBytes { contents.append(contentsOf: $0) }
             defer { contents.wipe() }
-            _ = try FileSystem.createExclusively(path, contents: contents)
+            _ = try FileSystem.createExclusively(path, contents: contents, role: .deviceKey)
         }
-        try FileSystem.requireNotWritableByOthers(path)
-        guard var contents = FileSystem.read(path) else {
+        guard var contents = try FileSystem.readPrivate(path, role: .deviceKey) else {
             throw KeychainError(.notAvailable, "the device key file cannot be read")
         }
         defer { contents.wipe() }

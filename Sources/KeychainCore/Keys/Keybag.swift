@@ -148,18 +148,17 @@ struct Keybag: Sendable {
     // MARK: - Files
 
     /// Reads and verifies the keybag at `path`; nil when there is none.
+    ///
+    /// - Throws: `errSecWrPerm` when the file is not private to the calling user.
     static func load(path: String, deviceKey: SymmetricKey) throws -> Keybag? {
-        guard FileSystem.exists(path) else { return nil }
-        try FileSystem.requireNotWritableByOthers(path)
-        guard let data = FileSystem.read(path) else {
-            throw KeychainError(.notAvailable, "the keybag file cannot be read")
-        }
+        guard let data = try FileSystem.readPrivate(path, role: .keybag) else { return nil }
         return try decode(data, deviceKey: deviceKey)
     }
 
-    /// Replaces the keybag at `path` atomically (0600).
+    /// Replaces the keybag at `path` atomically with a private file; the keybag replaced must
+    /// be private too.
     func save(path: String, deviceKey: SymmetricKey) throws {
-        try FileSystem.replaceAtomically(path, contents: try encoded(deviceKey: deviceKey))
+        try FileSystem.replaceAtomically(path, contents: try encoded(deviceKey: deviceKey), role: .keybag)
     }
 
     // MARK: - Replacing the keys
@@ -172,7 +171,7 @@ struct Keybag: Sendable {
 
     /// Writes this keybag to the staging path beside `path` (replacing what is there).
     func stage(path: String, deviceKey: SymmetricKey) throws {
-        try FileSystem.replaceAtomically(Self.stagedPath(path), contents: try encoded(deviceKey: deviceKey))
+        try FileSystem.replaceAtomically(Self.stagedPath(path), contents: try encoded(deviceKey: deviceKey), role: .keybag)
     }
 
     /// The keybag the database names by `uuid`: the file at `path`, or a staged keybag whose
@@ -194,8 +193,8 @@ struct Keybag: Sendable {
         throw KeychainError(.invalidKeychain, "the keybag does not belong to this keychain")
     }
 
-    /// Publishes the keybag at `path` unless one is there; returns false if one was.
+    /// Publishes the keybag at `path` (a private file) unless one is there; returns false if one was.
     func createFile(path: String, deviceKey: SymmetricKey) throws -> Bool {
-        try FileSystem.createExclusively(path, contents: try encoded(deviceKey: deviceKey))
+        try FileSystem.createExclusively(path, contents: try encoded(deviceKey: deviceKey), role: .keybag)
     }
 }

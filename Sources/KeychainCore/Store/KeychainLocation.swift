@@ -60,6 +60,43 @@ public enum KeychainLocation {
     /// the upgrade removes it.
     static func legacyKeyFilePath(forDatabase path: String) -> String { path + ".key" }
 
+    /// The name of the `security` command's preferences (search list, default keychain) in the
+    /// keychain directory.
+    public static let preferencesFileName = "preferences.plist"
+
+    /// The files SQLite keeps for the database at `path`: the database, its write-ahead log and
+    /// its shared-memory index (SQLite creates the last two with the database's mode).
+    static func databaseFiles(forDatabase path: String) -> [(path: String, role: FileRole)] {
+        [(path, .database), (path + "-wal", .writeAheadLog), (path + "-shm", .sharedMemory)]
+    }
+
+    /// Every file of the keychain whose database is at `path`: the keybag (and a new keybag
+    /// waiting beside it while the passcode changes), the database files and a version-1 key
+    /// file, keybag first (the order a deletion removes them in).
+    static func files(forDatabase path: String) -> [(path: String, role: FileRole)] {
+        [(keybagPath(forDatabase: path), .keybag), (Keybag.stagedPath(keybagPath(forDatabase: path)), .keybag)]
+            + databaseFiles(forDatabase: path) + [(legacyKeyFilePath(forDatabase: path), .legacyKey)]
+    }
+
+    /// The files the keychains of `directory` share: the device key and the preferences.
+    static func sharedFiles(inDirectory directory: String) -> [(path: String, role: FileRole)] {
+        [((directory as NSString).appendingPathComponent(FileDeviceKey.fileName), .deviceKey),
+         ((directory as NSString).appendingPathComponent(preferencesFileName), .preferences)]
+    }
+
+    /// Refuses the keychain whose database is at `path` unless its directory and every file of
+    /// it and of the directory that exists is private to the calling user (`FileSystem`'s rule):
+    /// checked before any of them is read, created or written.
+    ///
+    /// - Throws: `errSecWrPerm` naming the first file that is not private and the fix.
+    static func requirePrivate(database path: String) throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileSystem.requirePrivateDirectory(directory)
+        for file in files(forDatabase: path) + sharedFiles(inDirectory: directory) {
+            try FileSystem.requirePrivate(path: file.path, role: file.role)
+        }
+    }
+
     /// Resolves a keychain named on a command line: a path as given, or a bare name inside the
     /// keychain directory (`name` → `name.keychain-db`).
     public static func resolve(_ name: String) -> String {

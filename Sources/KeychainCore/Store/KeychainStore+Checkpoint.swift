@@ -58,7 +58,9 @@ extension KeychainStore {
     static func checkpointOpenStores() {
         let paths = openStores.withLock { stores in Set(stores.compactMap { $0.store?.path }) }
         for path in paths {
-            guard let connection = try? SQLiteConnection(path: path, busyTimeoutMilliseconds: 500) else { continue }
+            guard (try? KeychainLocation.databaseFiles(forDatabase: path).forEach { try FileSystem.requirePrivate(path: $0.path, role: $0.role) }) != nil,
+                let connection = try? SQLiteConnection(path: path, busyTimeoutMilliseconds: 500)
+            else { continue }
             _ = connection.checkpointTruncating()
         }
     }

@@ -82,8 +82,7 @@ final class KeychainStore: Sendable {
     init(path: String, ledger: RollbackLedger) throws {
         self.path = path
         self.ledger = ledger
-        try FileSystem.touchPrivateFile(path)
-        try FileSystem.requireNotWritableByOthers(path)
+        try FileSystem.createPrivateFileIfMissing(path, role: .database)
         Self.registerForExit(self)
         try withConnection { connection in
             // Opening a keychain of the current schema writes nothing (so it works on a full disk
@@ -112,10 +111,9 @@ final class KeychainStore: Sendable {
     /// calls it before it publishes its keybag, so that a keybag never stands beside a database
     /// that was never created (`hasSchema`).
     static func prepareSchema(path: String) throws {
-        try FileSystem.touchPrivateFile(path)
-        try FileSystem.requireNotWritableByOthers(path)
+        try FileSystem.createPrivateFileIfMissing(path, role: .database)
         do {
-            let connection = try SQLiteConnection(path: path)
+            let connection = try openConnection(path: path)
             guard try version(in: connection) == 0 else { return }
             try connection.writeTransaction {
                 guard try version(in: connection) == 0 else { return }
@@ -130,9 +128,9 @@ final class KeychainStore: Sendable {
     /// Whether the database at `path` exists and has a schema (of any version).
     static func hasSchema(path: String) throws -> Bool {
         guard FileSystem.exists(path) else { return false }
-        try FileSystem.requireNotWritableByOthers(path)
+        try FileSystem.requirePrivate(path: path, role: .database)
         do {
-            return try version(in: try SQLiteConnection(path: path)) != 0
+            return try version(in: try openConnection(path: path)) != 0
         } catch let error as SQLiteError {
             throw error.keychainError
         }
@@ -181,12 +179,31 @@ final class KeychainStore: Sendable {
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
         do {
             // Opening a connection can fail too: its error gets an OSStatus like any other.
-            let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try SQLiteConnection(path: path))
+            let pooled = try pool.withLock { $0.popLast() } ?? PooledConnection(try openConnection())
             defer { pool.withLock { $0.append(pooled) } }
             return try body(pooled.connection)
         } catch let error as SQLiteError {
             throw error.keychainError
         }
+    }
+
+    /// A new connection, opened only when the database, its write-ahead log and its
+    /// shared-memory index are private to the calling user, before SQLite reads them (a file
+    /// planted with a wider mode is refused, never used) and again once SQLite has opened or
+    /// created them.
+    ///
+    /// - Throws: `errSecWrPerm` naming the file and the fix.
+    private func openConnection() throws -> SQLiteConnection {
+        try Self.openConnection(path: path)
+    }
+
+    /// `openConnection()` for the database at `path`.
+    private static func openConnection(path: String) throws -> SQLiteConnection {
+        let files = KeychainLocation.databaseFiles(forDatabase: path)
+        for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
+        let connection = try SQLiteConnection(path: path)
+        for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
+        return connection
     }
 
     // MARK: - Keychain metadata

@@ -14,7 +14,7 @@ enum DefaultKeychainCommand {
             return 0
         }
         if domain == .user {
-            invocation.console.output("    \"\(KeychainSession.absolutePath(KeychainPreferences.defaultKeychainPath))\"\n")
+            invocation.console.output("    \"\(KeychainSession.absolutePath(try KeychainPreferences.defaultKeychainPath))\"\n")
         }
         return 0
     }

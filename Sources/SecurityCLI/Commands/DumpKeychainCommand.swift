@@ -56,11 +56,16 @@ enum DumpKeychainCommand {
 
     private static let rawDataMessage = "security: dump-keychain: -r: " + ToolError.text(for: errSecUnimplemented) + "\n"
 
-    /// Writes the dump to a new file (mode 0600: it may hold secrets).
+    /// Writes the dump to a new private file (mode 0600 before its first byte: it may hold
+    /// secrets), renamed over any file at `path`.
     private static func write(_ bytes: [UInt8], to path: String) throws {
-        let created = FileManager.default.createFile(
-            atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-        guard created else {
+        var contents = Data(bytes)
+        defer { contents.resetBytes(in: 0..<contents.count) }
+        do {
+            try FileSystem.replaceAtomically(KeychainSession.absolutePath(path), contents: contents, role: .dump)
+        } catch let error as KeychainError where error.code == .writePermission {
+            throw ToolError.api("dump-keychain", error)
+        } catch {
             throw ToolError.failed(result: 1, message: "security: dump-keychain: could not write \(path)\n")
         }
     }

@@ -10,7 +10,8 @@ import Security
 /// (keys as PEM), `pemseq` (everything as a PEM sequence; the default otherwise). `-p` wraps
 /// binary output in PEM. Private keys always leave the keychain encrypted with the passphrase
 /// (`-P`, else asked for): as PKCS#8 `ENCRYPTED PRIVATE KEY` or inside the PKCS#12 file. With
-/// `-o` the output goes to a new file (mode 0600) and `...N bytes written to FILE` is printed.
+/// `-o` the output goes to a new private file (mode 0600 before its first byte, renamed over any
+/// file at that path) and `...N bytes written to FILE` is printed.
 /// Nothing to export is errSecItemNotFound (exit 44).
 enum ExportCommand {
     static let api = "SecKeychainItemExport"
@@ -97,7 +98,11 @@ enum ExportCommand {
         }
         defer { output.resetBytes(in: 0..<output.count) }
         if let outputPath {
-            guard FileManager.default.createFile(atPath: outputPath, contents: output, attributes: [.posixPermissions: 0o600]) else {
+            do {
+                try FileSystem.replaceAtomically(KeychainSession.absolutePath(outputPath), contents: output, role: .export)
+            } catch let error as KeychainError where error.code == .writePermission {
+                throw ToolError.api(api, error)
+            } catch {
                 throw ToolError.failed(result: 1, message: "security: export: could not write \(outputPath)\n")
             }
             invocation.console.error("...\(output.count) bytes written to \(outputPath)\n")

@@ -12,7 +12,7 @@ enum ListKeychainsCommand {
             return 0
         }
         guard operands.isEmpty else { throw ToolError.usage(reason: nil) }
-        let list = domain == .user ? KeychainPreferences.searchList.map(KeychainSession.absolutePath) : []
+        let list = domain == .user ? try KeychainPreferences.searchList.map(KeychainSession.absolutePath) : []
         invocation.console.output(list.map { "    \"\($0)\"\n" }.joined())
         return 0
     }

@@ -49,6 +49,7 @@ enum SetKeychainPasswordCommand {
             deleted = try keychain.changePasscode(from: Data(oldPassword), to: Data(newPassword))
         } catch let error as KeychainError {
             var message = "security: error changing password for \"\(name ?? "<NULL>")\": \(ToolError.text(for: error.status))\n"
+            message += ToolError.unsafeFileLines(error)
             if error.code == .authFailed, let delay = try? keychain.passcodeRetryDelay {
                 message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
             }

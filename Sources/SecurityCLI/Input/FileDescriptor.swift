@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// The POSIX calls the tool needs, in one place: unbuffered writes and line reads (unbuffered, so
-/// a password line read from a pipe never swallows the line after it), and an atomic rename.
+/// a password line read from a pipe never swallows the line after it).
 enum FileDescriptor {
     /// Standard input.
     static let input: Int32 = 0
@@ -52,11 +52,6 @@ enum FileDescriptor {
         }
         byte = 0
         return sawAnything ? line : nil
-    }
-
-    /// Moves `source` over `destination`, replacing it atomically (`rename(2)`).
-    static func move(_ source: String, over destination: String) -> Bool {
-        rename(source, destination) == 0
     }
 
     /// Whether `descriptor` is a terminal.

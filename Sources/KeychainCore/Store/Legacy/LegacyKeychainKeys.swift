@@ -19,10 +19,10 @@ struct LegacyKeychainKeys: Sendable {
 
     /// Loads the root key at `path`.
     ///
-    /// - Throws: `errSecInvalidKeychain` when the file is missing or malformed.
+    /// - Throws: `errSecInvalidKeychain` when the file is missing or malformed, `errSecWrPerm`
+    ///   when it is not private to the calling user.
     static func load(at path: String) throws -> LegacyKeychainKeys {
-        try FileSystem.requireNotWritableByOthers(path)
-        guard var contents = FileSystem.read(path) else {
+        guard var contents = try FileSystem.readPrivate(path, role: .legacyKey) else {
             throw KeychainError(.invalidKeychain, "the version-1 keychain's key file is missing")
         }
         defer { contents.wipe() }
