@@ -127,6 +127,21 @@ final class Floor {
         exec("COMMIT")
     }
 
+    /// `update`, then the checkpoint the keychain runs after a write that replaces sealed data
+    /// (the log copied into the database and truncated, so the old ciphertext is gone).
+    @inline(never)
+    func updateCheckpointed(_ index: Int) {
+        update(index)
+        checkpoint()
+    }
+
+    /// `delete`, then the same checkpoint.
+    @inline(never)
+    func deleteCheckpointed(_ index: Int) {
+        delete(index)
+        checkpoint()
+    }
+
     private func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
 
     private func bind(_ statement: OpaquePointer?, _ first: [UInt8], _ second: [UInt8]) {
