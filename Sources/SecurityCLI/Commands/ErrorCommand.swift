@@ -7,17 +7,26 @@ import Security
 /// optional sign) and truncated to 32 bits, so `-25300` and `0xFFFF9D2C` are the same code. Like
 /// macOS's tool the command's result is 1 even when every code printed; a word that is not a
 /// number (which macOS would print as code 0) is bad usage here.
-enum ErrorCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let words = invocation.arguments.filter { $0 != "error" }
+struct ErrorCommand: CommandDefinition {
+    let name = "error"
+    let usage = """
+        <error code(s)...>
+        Print the message for each security error code, given in decimal or hex
+        (1234 or 0x1234); separate several codes with spaces.
+        """
+    let summary = "Display a descriptive message for the given error code(s)."
+    let options = OptionParser.operandsOnly
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        if let element = invocation.scan.elements.first { throw invocation.usageError(for: element) }
+        let words = invocation.scan.operands.filter { $0 != "error" }
         guard !words.isEmpty else { throw ToolError.usage(reason: nil) }
         var lines = ""
         for word in words {
-            guard let code = parseCode(word) else {
+            guard let code = Self.parseCode(word) else {
                 throw ToolError.usage(reason: "error: \"\(word)\" is not an error code")
             }
-            lines += line(for: code)
+            lines += Self.line(for: code)
         }
         invocation.console.output(lines)
         return 1

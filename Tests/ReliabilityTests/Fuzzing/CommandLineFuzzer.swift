@@ -52,37 +52,39 @@ enum CommandLineFuzzer {
     }
 
     private static func checkScanner(_ arguments: [String]) throws {
-        for command in CommandTable.commands {
-            guard let specification = command.secretOptions?.specification else { continue }
-            let scan = OptionParser(specification).parse(arguments)
+        for command in CommandTable.commands where command.options.leadingOperands == 0 {
+            let scan = command.options.parse(arguments)
             guard scan.operands.count <= arguments.count, Array(arguments.suffix(scan.operands.count)) == scan.operands else {
                 throw FuzzFailure("operands \(scan.operands) are not a suffix of \(arguments)")
             }
-            for element in scan.elements.dropLast() {
-                if case .option = element { continue }
+            for element in scan.elements.dropLast() where OptionParser.isError(element) {
                 throw FuzzFailure("the scan went on after \(element)")
             }
         }
     }
 
     private static func checkRedaction(_ arguments: [String]) throws {
-        for command in CommandTable.commands {
-            guard let (specification, secrets) = command.secretOptions else { continue }
-            let redacted = ArgumentRedaction.redacted(arguments, specification: specification, secrets: secrets)
+        let words = arguments.map { Argument($0) }
+        for command in CommandTable.commands where !command.options.secrets.isEmpty && command.options.leadingOperands == 0 {
+            let parser = command.options
+            let secrets = parser.secrets
+            let redacted = ArgumentRedaction.redacted(words, options: parser)
             guard redacted.count == arguments.count else { throw FuzzFailure("redaction changed the word count") }
-            let parser = OptionParser(specification)
-            let before = parser.parse(arguments).elements
-            let after = parser.parse(redacted).elements
-            guard before.count == after.count else {
+            let before = parser.parse(words)
+            let after = parser.parse(redacted)
+            // Only a line the scan reads to its end keeps its structure: elsewhere a secret a
+            // later scan could read is masked too.
+            guard before.operands.isEmpty, before.elements.last.map(OptionParser.isError) != true else { continue }
+            let (beforeElements, afterElements) = (before.elements, after.elements)
+            guard beforeElements.count == afterElements.count else {
                 throw FuzzFailure("redaction changed the options of \(arguments): \(redacted)")
             }
-            for (original, masked) in zip(before, after) {
+            for (original, masked) in zip(beforeElements, afterElements) {
                 switch (original, masked) {
-                case (.option(let letter, let value), .option(let maskedLetter, let maskedValue)):
-                    guard letter == maskedLetter else { throw FuzzFailure("redaction changed -\(letter)") }
-                    let expected = secrets.contains(letter) && value != nil ? ArgumentRedaction.mask : value
-                    guard maskedValue == expected else {
-                        throw FuzzFailure("-\(letter) \(value ?? "") was echoed as \(maskedValue ?? "nothing")")
+                case (.secret(let letter, _), .secret(let maskedLetter, let maskedValue)):
+                    guard letter == maskedLetter, secrets.contains(letter) else { throw FuzzFailure("redaction changed -\(letter)") }
+                    guard maskedValue == Array(ArgumentRedaction.mask.utf8) else {
+                        throw FuzzFailure("-\(letter) was echoed as \(String(decoding: maskedValue, as: UTF8.self))")
                     }
                 default:
                     guard original == masked else { throw FuzzFailure("redaction changed \(original) into \(masked)") }
@@ -94,7 +96,7 @@ enum CommandLineFuzzer {
     private static func runTool(_ arguments: [String]) throws {
         let scan = OptionParser("hilp:qv").parse(arguments)
         if let word = scan.operands.first, let command = CommandTable.command(named: word),
-            command.action != nil, !filelessCommands.contains(command.name)
+            command.isImplemented, !filelessCommands.contains(command.name)
         {
             return
         }
@@ -110,5 +112,5 @@ final class SilentConsole: Console {
     func writeOutput(_ bytes: [UInt8]) {}
     func writeError(_ bytes: [UInt8]) {}
     func readSecret(prompt: String) -> [UInt8]? { nil }
-    func readCommandLine(prompt: String) -> String? { nil }
+    func readCommandLine(prompt: String) -> [UInt8]? { nil }
 }
