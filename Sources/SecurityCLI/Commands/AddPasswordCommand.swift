@@ -1,17 +1,22 @@
 import Foundation
 import KeychainCore
+import Security
 
 /// `add-generic-password` and `add-internet-password`.
 ///
 /// Adds an item to the default keychain or the one named. The password (`-w`, `-p`, `-X`) is
 /// stored as the bytes given, UTF-8 or not; every other value is an attribute and must be UTF-8.
 /// Without `-U` an existing item with the same primary key fails with errSecDuplicateItem (exit
-/// status 45); with `-U` the first item matching macOS's search (account and service; for
-/// internet passwords the given attributes, defaulted label and authentication type included)
-/// is updated instead, and an item is added only if none matches.
+/// status 45). With `-U` the add is tried first and, when an item with the same primary key
+/// exists, that item is updated instead (its password and the attributes given), so concurrent
+/// upserts of one item all succeed: an update that finds the item gone (deleted meanwhile) adds
+/// again, a bounded number of times.
 struct AddPasswordCommand: CommandDefinition {
     /// Which class of password the command adds.
     let kind: PasswordKind
+
+    /// How many times `-U` tries the add again after the item it was to update disappeared.
+    static let upsertAttempts = 8
 
     var name: String { kind == .generic ? "add-generic-password" : "add-internet-password" }
     var summary: String { kind == .generic ? "Add a generic password item." : "Add an internet password item." }
@@ -85,48 +90,47 @@ struct AddPasswordCommand: CommandDefinition {
         }
         defer { SecretWiping.wipe(&secret) }
 
-        if options.update, let existing = try Self.firstMatch(options, kind: kind, in: keychain, context: context, for: invocation) {
-            var changes = options.changes(kind)
-            changes.secret = secret
-            defer { changes.secret = nil }
-            do {
-                try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.update(.exactly(existing), changes: changes, context: context)
-                }
-            } catch {
-                throw ToolError.api("SecKeychainItemModifyContent", error)
-            }
-            return 0
-        }
-
         var request = options.addRequest(kind)
         request.secret = secret ?? Data()
         defer { request.secret = nil }
-        do {
-            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.add(request, context: context)
+        for _ in 0..<(options.update ? Self.upsertAttempts : 1) {
+            do {
+                _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.add(request, context: context)
+                }
+                return 0
+            } catch let error as KeychainError where error.code == .duplicateItem && options.update {
+                if try updateExisting(options, secret: secret, in: keychain, context: context, for: invocation) {
+                    return 0
+                }
+            } catch {
+                throw ToolError.api(addAPI, error)
             }
-        } catch {
-            throw ToolError.api(addAPI, error)
         }
-        return 0
+        throw ToolError.status(errSecDuplicateItem, api: addAPI)
     }
 
-    /// The item `-U` updates, if any.
-    private static func firstMatch(
-        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext,
+    /// `-U` after a duplicate: updates the item the add collided with.
+    ///
+    /// - Returns: false when that item no longer exists (another process deleted it since).
+    private func updateExisting(
+        _ options: PasswordItemOptions, secret: Data?, in keychain: Keychain, context: AccessContext,
         for invocation: Invocation
-    ) throws -> ItemResult? {
-        var request = options.updateSearchOptions(kind).searchRequest(kind)
-        request.returns = [.attributes]
+    ) throws -> Bool {
+        let api = "SecKeychainItemModifyContent"
+        var changes = options.changes(kind)
+        changes.secret = secret
+        defer { changes.secret = nil }
         do {
-            return try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.search(request, context: context)
-            }.first
+            let existing = options.addedItemKey(kind, accessGroup: try context.defaultGroupForAdd())
+            try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try keychain.update(existing, changes: changes, context: context)
+            }
+            return true
         } catch let error as KeychainError where error.code == .itemNotFound {
-            return nil
+            return false
         } catch {
-            throw ToolError.api("SecKeychainSearchCopyNext", error)
+            throw ToolError.api(api, error)
         }
     }
 

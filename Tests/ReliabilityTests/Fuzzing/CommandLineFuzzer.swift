@@ -39,6 +39,7 @@ enum CommandLineFuzzer {
                     _ = options.searchRequest(kind)
                     _ = options.addRequest(kind)
                     _ = options.changes(kind)
+                    _ = options.addedItemKey(kind, accessGroup: "group")
                 } catch is ToolError {
                     continue
                 }
