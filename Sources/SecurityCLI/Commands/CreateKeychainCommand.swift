@@ -8,7 +8,8 @@ import Security
 /// Without `-p` the password is asked for twice (`password for new keychain: `, `retype password
 /// for new keychain: `, up to three tries), as macOS does; `-P` (macOS's dialog) asks the same
 /// way. An empty password creates a keychain without one. Without a keychain name the name is
-/// asked for (`keychain to create: `). An existing keychain is
+/// asked for (`keychain to create: `). An empty name (or a path ending in `/`) is bad usage: it
+/// would name a hidden `.keychain-db`; no keychain is created then. An existing keychain is
 /// errSecDuplicateKeychain (exit 48), reported as `security: SecKeychainCreate <name>: …`.
 struct CreateKeychainCommand: CommandDefinition {
     let name = "create-keychain"
@@ -33,6 +34,9 @@ struct CreateKeychainCommand: CommandDefinition {
         defer { if password != nil { SecretWiping.wipe(&password!) } }
         let console = invocation.console
         var names = invocation.scan.operands
+        guard !names.contains(where: { $0.isEmpty || $0.hasSuffix("/") }) else {
+            throw ToolError.usage(reason: "a keychain name cannot be empty")
+        }
         if names.isEmpty {
             console.error("keychain to create: ")
             guard let line = console.readCommandLine(prompt: ""), !line.isEmpty else {

@@ -12,12 +12,21 @@ import Security
 /// The PKCS#12 password comes from `-P`, else it is asked for (the prompt goes to standard error
 /// when standard input is not a terminal). A wrong password is errSecAuthFailed (exit 51);
 /// unreadable input errSecUnknownFormat; input whose items all exist already errSecDuplicateItem
-/// (exit 45), each reported as `security: SecKeychainItemImport: <message>`. `-x` stores keys as not
+/// (exit 45), each reported as `security: SecKeychainItemImport: <message>`. An input that cannot
+/// be read (a directory, a missing file) is `security: <file>: <reason>` (exit 1). `-t` and `-f`
+/// take macOS's names only (`typeNames`, `formatNames`; anything else is bad usage); the file's
+/// contents decide how it is read unless `-f pkcs12` says so. `-x` stores keys as not
 /// extractable (`kSecAttrIsExtractable` = 0); `-w`, `-a`, `-A` and `-T` are accepted (wrapped
 /// keys and access lists do not exist here).
 struct ImportCommand: CommandDefinition {
     /// The API name failures are reported under.
     static let api = "SecKeychainItemImport"
+    /// The item types `-t` accepts (macOS's `keychain_import`).
+    static let typeNames: Set = ["pub", "priv", "session", "cert", "agg"]
+    /// The formats `-f` accepts (macOS's `keychain_import`).
+    static let formatNames: Set = [
+        "openssl", "openssh1", "openssh2", "bsafe", "raw", "pkcs7", "pkcs8", "pkcs12", "netscape", "x509", "pemseq",
+    ]
 
     let name = "import"
     let usage = """
@@ -45,10 +54,14 @@ struct ImportCommand: CommandDefinition {
         for element in scan.elements {
             switch element {
             case .option("k", let name): keychainName = name
-            case .option("f", let value): format = value
+            case .option("t", let value?):
+                guard Self.typeNames.contains(value) else { throw ToolError.usage(reason: "unknown import type \"\(value)\"") }
+            case .option("f", let value?):
+                guard Self.formatNames.contains(value) else { throw ToolError.usage(reason: "unknown import format \"\(value)\"") }
+                format = value
             case .secret("P", let value): passphrase = try OptionParser.text(ofSecret: value, option: "P")
             case .option("x", _): extractable = false
-            case .option("t", _), .option("w", _), .option("A", _), .option("T", _), .pair("a", _, _): break
+            case .option("w", _), .option("A", _), .option("T", _), .pair("a", _, _): break
             default: throw invocation.usageError(for: element)
             }
         }
