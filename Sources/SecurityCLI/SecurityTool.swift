@@ -18,12 +18,13 @@
 public enum SecurityTool {
     /// Runs the tool on the process's own console.
     ///
-    /// - Parameter arguments: the full command line, program name first (`CommandLine.arguments`).
+    /// - Parameter arguments: the full command line, program name first, as the bytes the
+    ///   process was given (`CommandLine.unsafeArgv`): arguments need not be UTF-8.
     /// - Returns: the exit status.
-    public static func main(_ arguments: [String]) -> Int32 {
+    public static func main(rawArguments arguments: [[UInt8]]) -> Int32 {
         let console = StandardConsole()
         defer { console.flush() }
-        return run(Array(arguments.dropFirst()), console: console)
+        return ToolError.exitStatus(for: result(arguments.dropFirst().map { Argument($0) }, console: console))
     }
 
     /// Runs the tool.
@@ -33,11 +34,20 @@ public enum SecurityTool {
     ///   - console: where to read and write.
     /// - Returns: the exit status (0–255).
     public static func run(_ arguments: [String], console: any Console) -> Int32 {
-        ToolError.exitStatus(for: result(arguments, console: console))
+        ToolError.exitStatus(for: result(arguments.map { Argument($0) }, console: console))
+    }
+
+    /// Whether the command line (without the program name) may need OpenSSL's table of legacy
+    /// algorithm names: unless it is a single command (no global options, no interactive mode)
+    /// whose definition says it does not.
+    public static func needsLegacyAlgorithmNames(_ arguments: [[UInt8]]) -> Bool {
+        guard let word = arguments.first.flatMap({ Argument($0).text }), let command = CommandTable.command(named: word)
+        else { return true }
+        return command.needsLegacyAlgorithmNames
     }
 
     /// Runs the tool and returns the untruncated result.
-    static func result(_ arguments: [String], console: any Console) -> Int32 {
+    static func result(_ arguments: [Argument], console: any Console) -> Int32 {
         let parser = OptionParser("hilp:qv")
         let scan = parser.parse(arguments)
         var settings = Settings()
@@ -51,6 +61,7 @@ public enum SecurityTool {
                 settings.prompt = prompt ?? settings.prompt
             case .option("q", _): settings.quiet = true
             case .option("v", _): settings.verbose = true
+            case .notText(nil): break  // The command's words: the command checks its own.
             default:
                 if case .usage(let reason?) = parser.usageError(for: element) {
                     console.error("security: \(reason)\n")
@@ -58,16 +69,17 @@ public enum SecurityTool {
                 return usage(console)
             }
         }
+        let words = Array(arguments.suffix(scan.operands.count))
         if settings.help {
             do {
-                try HelpCommand.show(scan.operands, on: console)
+                try HelpCommand.show(words, on: console)
                 return 0
             } catch {
                 return report(error as? ToolError ?? .failed(result: 1, message: nil), command: nil, console: console)
             }
         }
-        if !scan.operands.isEmpty {
-            return execute(scan.operands, console: console, settings: settings)
+        if !words.isEmpty {
+            return execute(words, console: console, settings: settings)
         }
         if settings.interactive {
             return InteractiveMode.run(console: console, prompt: settings.prompt, quiet: settings.quiet) { words in
@@ -87,35 +99,28 @@ public enum SecurityTool {
     }
 
     /// Runs one command line (`words[0]` names the command, by prefix).
-    static func execute(_ words: [String], console: any Console, settings: Settings) -> Int32 {
+    static func execute(_ words: [Argument], console: any Console, settings: Settings) -> Int32 {
         guard let word = words.first else { return 0 }
-        guard let command = CommandTable.command(named: word) else {
-            console.error("security: unknown command \"\(word)\"\n")
+        guard let name = word.text, let command = CommandTable.command(named: name) else {
+            console.writeError(Array("security: unknown command \"".utf8) + word.bytes + Array("\"\n".utf8))
             return 1
         }
         let arguments = Array(words.dropFirst())
         if settings.verbose {
             console.error(ArgumentRedaction.echo(command: command, arguments: arguments))
         }
-        guard let action = command.action else {
-            if arguments.first == "-h" {
-                console.error(command.usageBlock)
-                return 2
-            }
-            return report(ToolError.unimplemented(command: command.name), command: command, console: console)
-        }
         let invocation = Invocation(
             command: command, arguments: arguments, console: console,
             mayAskToUnlock: !settings.interactive || console.inputIsTerminal)
         do {
-            return try action(invocation)
+            return try command.run(invocation)
         } catch {
             return report(error as? ToolError ?? .api(command.name, error), command: command, console: console)
         }
     }
 
     /// Prints a failure and returns its result; bad usage adds the command's usage block.
-    static func report(_ failure: ToolError, command: Command?, console: any Console) -> Int32 {
+    static func report(_ failure: ToolError, command: (any CommandDefinition)?, console: any Console) -> Int32 {
         if let message = failure.message { console.error(message) }
         if case .usage = failure, let command { console.error(command.usageBlock) }
         return failure.result

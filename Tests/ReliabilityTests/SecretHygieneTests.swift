@@ -19,44 +19,98 @@ struct SecretHygieneTests {
         spellings(canary).contains { text.contains($0) }
     }
 
-    @Test("the security command prints a secret only when asked to (-w, -g), and attribute values in no error")
+    /// One run of the `security` command in the hygiene test: its command line, what it reads
+    /// on standard input, the exit status that shows it reached the code handling the secret,
+    /// and whether it may print attribute values (it prints items, or echoes its command line).
+    struct CommandCase: CustomStringConvertible {
+        let arguments: [String]
+        var input: String? = nil
+        let status: Int32
+        var showsAttributes = false
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    @Test("the security command prints a secret only when asked to (-w, -g, -d), and attribute values in no error")
     func commandLineOutput() throws {
         let directory = try TemporaryDirectory("hygiene-cli")
         let home = directory.file("home")
         let account = "acct-\(Self.attribute)"
         let service = "svc-\(Self.attribute)"
+        let secret = Self.secret
+        let hexSecret = Data(secret.utf8).map { String(format: "%02x", $0) }.joined()
+        // The importer fuzzer's PKCS#12 seed (after its selector byte), passphrase "fuzz".
+        let pkcs12 = directory.file("identity.p12")
+        let seed = try Data(contentsOf: FuzzRegressionTests.inputs.appendingPathComponent("importers/seed-pkcs12-modern"))
+        try seed.dropFirst().write(to: URL(fileURLWithPath: pkcs12))
         func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, text: String) {
             let run = try Executables.runSecurity(arguments, home: home, input: input, in: directory.path)
             return (run.exitCode ?? -1, run.output + run.error)
         }
-        // (arguments, may the attribute values appear: the command prints items or echoes them)
-        let quiet: [([String], Bool)] = [
-            (["add-generic-password", "-a", account, "-s", service, "-w", Self.secret], false),
-            (["add-generic-password", "-a", account, "-s", service, "-w", Self.secret], false),
-            (["-v", "add-generic-password", "-a", account, "-s", service, "-w", Self.secret], true),
-            (["-v", "add-generic-password", "-a", account, "-s", service, "-w" + Self.secret, "-U"], true),
-            (["add-generic-password", "-a", account, "-s", service, "-w", Self.secret, "-Z"], false),
-            (["add-internet-password", "-a", account, "-s", service, "-w", Self.secret, "-P", "port"], false),
-            (["find-generic-password", "-a", account, "-s", service], true),
-            (["find-generic-password", "-a", "missing-\(Self.attribute)", "-s", service], false),
-            (["delete-generic-password", "-a", "missing-\(Self.attribute)", "-s", service], false),
-            (["find-internet-password", "-a", account, "-s", service], false),
-            (["dump-keychain"], true),
+        // The keychains and files the cases use: a keychain with a password (so every run of the
+        // tool finds it locked), a backup made with another passphrase, an identity to export.
+        for setup in [
+            ["create-keychain", "-p", "lock-password", "locked"],
+            ["backup-keychain", "-P", "backup-passphrase", "-o", directory.file("other.backup")],
+            ["import", pkcs12, "-f", "pkcs12", "-P", "fuzz"],
+        ] {
+            let (status, text) = try run(setup)
+            try #require(status == 0, "\(setup): \(text)")
+        }
+        let cases: [CommandCase] = [
+            // The add stores the secret; the second meets the first (45) with the secret in hand.
+            CommandCase(arguments: ["add-generic-password", "-a", account, "-s", service, "-w", secret], status: 0),
+            CommandCase(arguments: ["add-generic-password", "-a", account, "-s", service, "-w", secret], status: 45),
+            CommandCase(
+                arguments: ["-v", "add-generic-password", "-a", account, "-s", service, "-w", secret], status: 45,
+                showsAttributes: true),
+            // -U: the add meets the item and updates it with the secret.
+            CommandCase(
+                arguments: ["-v", "add-generic-password", "-a", account, "-s", service, "-w" + secret, "-U"], status: 0,
+                showsAttributes: true),
+            CommandCase(arguments: ["add-generic-password", "-a", account, "-s", service, "-X", hexSecret, "-U"], status: 0),
+            CommandCase(arguments: ["add-internet-password", "-a", account, "-s", service, "-w", secret, "-P", "443"], status: 0),
+            CommandCase(arguments: ["add-internet-password", "-a", account, "-s", service, "-w", secret, "-P", "443"], status: 45),
+            // A locked keychain: the add asks for its password, gets none (36) or a wrong one (51).
+            CommandCase(arguments: ["add-generic-password", "-a", account, "-s", service, "-w", secret, "locked"], status: 36),
+            CommandCase(
+                arguments: ["add-generic-password", "-a", account, "-s", service, "-w", secret, "locked"],
+                input: "wrong-password\n", status: 51),
+            // The secret as a keychain password or passphrase that is checked and is wrong.
+            CommandCase(arguments: ["unlock-keychain", "-p", secret, "locked"], status: 51),
+            CommandCase(arguments: ["-v", "unlock-keychain", "-p", secret, "locked"], status: 51, showsAttributes: true),
+            CommandCase(arguments: ["set-keychain-password", "-o", secret, "-p", "new-password", "locked"], status: 51),
+            CommandCase(arguments: ["restore-keychain", "-P", secret, directory.file("other.backup")], status: 51),
+            CommandCase(arguments: ["import", pkcs12, "-f", "pkcs12", "-P", secret], status: 51),
+            // The secret as a new password or passphrase.
+            CommandCase(arguments: ["create-keychain", "-p", secret, "locked"], status: 48),
+            CommandCase(arguments: ["backup-keychain", "-P", secret, "-o", directory.file("canary.backup")], status: 0),
+            CommandCase(
+                arguments: ["export", "-t", "identities", "-f", "pkcs12", "-P", secret, "-o", directory.file("out.p12")], status: 0),
+            // Items holding the secret, found, missing, deleted, dumped.
+            CommandCase(arguments: ["find-generic-password", "-a", account, "-s", service], status: 0, showsAttributes: true),
+            CommandCase(arguments: ["find-internet-password", "-a", account, "-s", service], status: 0, showsAttributes: true),
+            CommandCase(arguments: ["find-generic-password", "-a", "missing-\(Self.attribute)", "-s", service], status: 44),
+            CommandCase(arguments: ["find-internet-password", "-a", "missing-\(Self.attribute)", "-s", service], status: 44),
+            CommandCase(arguments: ["delete-generic-password", "-a", "missing-\(Self.attribute)", "-s", service], status: 44),
+            CommandCase(arguments: ["dump-keychain"], status: 0, showsAttributes: true),
+            CommandCase(
+                arguments: ["-i"],
+                input: "add-generic-password -a \(account)-2 -s \(service) -w \(secret)\nbogus -w \(secret)\n", status: 1),
         ]
-        for (arguments, showsAttributes) in quiet {
-            let (status, text) = try run(arguments)
-            #expect(!Self.leaks(text, Self.secret), "\(arguments) (exit \(status)) printed the secret: \(text)")
-            if !showsAttributes {
-                #expect(!Self.leaks(text, Self.attribute), "\(arguments) (exit \(status)) printed an attribute value: \(text)")
+        for command in cases {
+            let (status, text) = try run(command.arguments, input: command.input)
+            #expect(status == command.status, "\(command): exit \(status), expected \(command.status): \(text)")
+            #expect(!Self.leaks(text, secret), "\(command) (exit \(status)) printed the secret: \(text)")
+            if !command.showsAttributes {
+                #expect(!Self.leaks(text, Self.attribute), "\(command) (exit \(status)) printed an attribute value: \(text)")
             }
         }
-        let interactive = try run(
-            ["-i"], input: "add-generic-password -a \(account) -s \(service) -w \(Self.secret)\nbogus -w \(Self.secret)\n")
-        #expect(!Self.leaks(interactive.text, Self.secret), "interactive mode printed the secret: \(interactive.text)")
 
-        // The control: asked for the password, the tool prints it, so the checks above can fail.
+        // The controls: asked for the password, the tool prints it, so the checks above can fail.
         let asked = try run(["find-generic-password", "-a", account, "-s", service, "-g"])
-        #expect(asked.status == 0 && asked.text.contains(Self.secret))
+        #expect(asked.status == 0 && Self.leaks(asked.text, secret))
+        let dumped = try run(["dump-keychain", "-d"])
+        #expect(dumped.status == 0 && Self.leaks(dumped.text, secret))
     }
 
     @Test("SecItem calls and their errors, succeeding or failing, print no secret and no attribute value")

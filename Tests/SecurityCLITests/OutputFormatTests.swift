@@ -19,7 +19,7 @@ final class RecordingConsole: Console {
         prompts.append(prompt)
         return answers.isEmpty ? nil : Array(answers.removeFirst().utf8)
     }
-    func readCommandLine(prompt: String) -> String? { answers.isEmpty ? nil : answers.removeFirst() }
+    func readCommandLine(prompt: String) -> [UInt8]? { answers.isEmpty ? nil : Array(answers.removeFirst().utf8) }
 }
 
 /// The dump format and in-process runs that need no keychain.

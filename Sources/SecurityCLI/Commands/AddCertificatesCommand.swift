@@ -6,14 +6,17 @@ import Security
 /// to the keychain, as `SecItemAdd` with `kSecValueRef` does. A certificate already present
 /// prints `security: <file>: already in <keychain>` and makes the result 1; the other files are
 /// still added. Nothing is printed on success.
-enum AddCertificatesCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("k:")
-        let scan = parser.parse(invocation.arguments)
+struct AddCertificatesCommand: CommandDefinition {
+    let name = "add-certificates"
+    let usage = "[-k keychain] file..."
+    let summary = "Add certificates to a keychain."
+    let options = OptionParser("k:")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var keychainName: String?
         for element in scan.elements {
-            guard case .option("k", let name) = element else { throw parser.usageError(for: element) }
+            guard case .option("k", let name) = element else { throw invocation.usageError(for: element) }
             keychainName = name
         }
         guard !scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }

@@ -1,17 +1,80 @@
 import Foundation
 import KeychainCore
+import Security
 
 /// `add-generic-password` and `add-internet-password`.
 ///
-/// Adds an item to the default keychain or the one named. Without `-U` an existing item with the
-/// same primary key fails with errSecDuplicateItem (exit status 45); with `-U` the first item
-/// matching macOS's search (account and service; for internet passwords the given attributes,
-/// defaulted label and authentication type included) is updated instead, and an item is added
-/// only if none matches.
-enum AddPasswordCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation, kind: PasswordKind) throws -> Int32 {
-        let options = try PasswordItemOptions.parse(invocation.arguments, kind: kind, operation: .add)
+/// Adds an item to the default keychain or the one named. The password (`-w`, `-p`, `-X`) is
+/// stored as the bytes given, UTF-8 or not; every other value is an attribute and must be UTF-8.
+/// Without `-U` an existing item with the same primary key fails with errSecDuplicateItem (exit
+/// status 45). With `-U` the add is tried first and, when an item with the same primary key
+/// exists, that item is updated instead (its password and the attributes given), so concurrent
+/// upserts of one item all succeed: an update that finds the item gone (deleted meanwhile) adds
+/// again, a bounded number of times.
+struct AddPasswordCommand: CommandDefinition {
+    /// Which class of password the command adds.
+    let kind: PasswordKind
+
+    /// How many times `-U` tries the add again after the item it was to update disappeared.
+    static let upsertAttempts = 8
+
+    var name: String { kind == .generic ? "add-generic-password" : "add-internet-password" }
+    var summary: String { kind == .generic ? "Add a generic password item." : "Add an internet password item." }
+    var options: OptionParser { PasswordItemOptions.specification(kind, .add) }
+    var needsLegacyAlgorithmNames: Bool { false }
+
+    var usage: String {
+        switch kind {
+        case .generic:
+            return """
+                [-a account] [-s service] [-w password] [options...] [-A|-T appPath] [keychain]
+                    -a  Account name (required)
+                    -c  Creator (optional four-character code)
+                    -C  Type (optional four-character code)
+                    -D  Kind
+                    -e  Accessibility: ak, ck, dk, aku, cku, dku, akpu (or WhenUnlocked,
+                        AfterFirstUnlockThisDeviceOnly, …); WhenUnlocked when omitted
+                    -G  Generic attribute (optional)
+                    -j  Comment (optional)
+                    -l  Label (the service name when omitted)
+                    -s  Service name (required)
+                    -p  Password (older spelling of -w)
+                    -w  Password; as the last option with no value, ask for it on the terminal
+                    -X  Password as hexadecimal digits
+                    -A  Accepted and ignored (this keychain has no access control lists)
+                    -T  Accepted and ignored (this keychain has no access control lists)
+                    -U  Update the item if it exists (otherwise it must not exist)
+                If no keychain is given, the password is added to the default keychain.
+                """
+        case .internet:
+            return """
+                [-a account] [-s server] [-w password] [options...] [-A|-T appPath] [keychain]
+                    -a  Account name (required)
+                    -c  Creator (optional four-character code)
+                    -C  Type (optional four-character code)
+                    -d  Security domain (optional)
+                    -D  Kind
+                    -e  Accessibility: ak, ck, dk, aku, cku, dku, akpu (or WhenUnlocked,
+                        AfterFirstUnlockThisDeviceOnly, …); WhenUnlocked when omitted
+                    -j  Comment (optional)
+                    -l  Label (the server name when omitted)
+                    -p  Path (optional)
+                    -P  Port number (optional)
+                    -r  Protocol (optional four-character code, such as "http" or "ftp ")
+                    -s  Server name (required)
+                    -t  Authentication type (four-character code, "dflt" when omitted)
+                    -w  Password; as the last option with no value, ask for it on the terminal
+                    -X  Password as hexadecimal digits
+                    -A  Accepted and ignored (this keychain has no access control lists)
+                    -T  Accepted and ignored (this keychain has no access control lists)
+                    -U  Update the item if it exists (otherwise it must not exist)
+                If no keychain is given, the password is added to the default keychain.
+                """
+        }
+    }
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let options = try PasswordItemOptions.parse(invocation.scan, kind: kind, operation: .add)
         let keychainName = options.keychains.first
         let keychain = try keychainName.map(KeychainSession.open) ?? KeychainSession.openDefault()
         let addAPI = kind == .generic
@@ -23,52 +86,51 @@ enum AddPasswordCommand {
         switch options.password {
         case .none: secret = nil
         case .bytes(let bytes): secret = Data(bytes)
-        case .prompt: secret = try promptTwice(invocation.console)
+        case .prompt: secret = try Self.promptTwice(invocation.console)
         }
         defer { SecretWiping.wipe(&secret) }
-
-        if options.update, let existing = try firstMatch(options, kind: kind, in: keychain, context: context, for: invocation) {
-            var changes = options.changes(kind)
-            changes.secret = secret
-            defer { changes.secret = nil }
-            do {
-                try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.update(.exactly(existing), changes: changes, context: context)
-                }
-            } catch {
-                throw ToolError.api("SecKeychainItemModifyContent", error)
-            }
-            return 0
-        }
 
         var request = options.addRequest(kind)
         request.secret = secret ?? Data()
         defer { request.secret = nil }
-        do {
-            _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.add(request, context: context)
+        for _ in 0..<(options.update ? Self.upsertAttempts : 1) {
+            do {
+                _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.add(request, context: context)
+                }
+                return 0
+            } catch let error as KeychainError where error.code == .duplicateItem && options.update {
+                if try updateExisting(options, secret: secret, in: keychain, context: context, for: invocation) {
+                    return 0
+                }
+            } catch {
+                throw ToolError.api(addAPI, error)
             }
-        } catch {
-            throw ToolError.api(addAPI, error)
         }
-        return 0
+        throw ToolError.status(errSecDuplicateItem, api: addAPI)
     }
 
-    /// The item `-U` updates, if any.
-    private static func firstMatch(
-        _ options: PasswordItemOptions, kind: PasswordKind, in keychain: Keychain, context: AccessContext,
+    /// `-U` after a duplicate: updates the item the add collided with.
+    ///
+    /// - Returns: false when that item no longer exists (another process deleted it since).
+    private func updateExisting(
+        _ options: PasswordItemOptions, secret: Data?, in keychain: Keychain, context: AccessContext,
         for invocation: Invocation
-    ) throws -> ItemResult? {
-        var request = options.updateSearchOptions(kind).searchRequest(kind)
-        request.returns = [.attributes]
+    ) throws -> Bool {
+        let api = "SecKeychainItemModifyContent"
+        var changes = options.changes(kind)
+        changes.secret = secret
+        defer { changes.secret = nil }
         do {
-            return try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.search(request, context: context)
-            }.first
+            let existing = options.addedItemKey(kind, accessGroup: try context.defaultGroupForAdd())
+            try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try keychain.update(existing, changes: changes, context: context)
+            }
+            return true
         } catch let error as KeychainError where error.code == .itemNotFound {
-            return nil
+            return false
         } catch {
-            throw ToolError.api("SecKeychainSearchCopyNext", error)
+            throw ToolError.api(api, error)
         }
     }
 

@@ -11,18 +11,26 @@ import Security
 /// for backup: `). A locked keychain is unlocked with a password prompt first. Items that require
 /// the keychain's password (`kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`) are never backed
 /// up; the command says how many were left out.
-enum BackupKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("hP:o:")
-        let scan = parser.parse(invocation.arguments)
+struct BackupKeychainCommand: CommandDefinition {
+    let name = "backup-keychain"
+    let usage = """
+        [-P passphrase] -o file [keychain]
+            -P  Protect the backup with "passphrase" (asked for twice when omitted)
+            -o  Write the backup to "file"
+        Items that require the keychain password are never backed up.
+        """
+    let summary = "Back up every item of a keychain to a passphrase-protected file."
+    let options = OptionParser("hP:o:", secrets: ["P"])
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var passphrase: [UInt8]?
         var output: String?
         for element in scan.elements {
             switch element {
-            case .option("P", let value): passphrase = Array((value ?? "").utf8)
+            case .secret("P", let value): passphrase = value
             case .option("o", let value): output = value
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         defer { if passphrase != nil { SecretWiping.wipe(&passphrase!) } }
@@ -45,10 +53,10 @@ enum BackupKeychainCommand {
         } catch {
             throw ToolError.api("backup-keychain", error)
         }
-        console.output("\(count(summary.itemCount)) backed up to \(output)\n")
+        console.output("\(Self.count(summary.itemCount)) backed up to \(output)\n")
         if summary.passcodeOnlyItemsLeftOut > 0 {
             console.output(
-                "\(count(summary.passcodeOnlyItemsLeftOut)) left out: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly items are never backed up\n")
+                "\(Self.count(summary.passcodeOnlyItemsLeftOut)) left out: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly items are never backed up\n")
         }
         return 0
     }

@@ -2,10 +2,19 @@
 /// keychain as `    "<path>"`, or with `-s` makes the named keychain the default (with no name,
 /// the login keychain again). The default keychain is where `add-*` and the keychain commands
 /// act when no keychain is named; `SecItem…` always uses the login keychain.
-enum DefaultKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let options = try KeychainDomainOptions(parsing: invocation.arguments)
+struct DefaultKeychainCommand: CommandDefinition {
+    let name = "default-keychain"
+    let usage = """
+        [-d user|system|common|dynamic] [-s [keychain]]
+            -d  Use the given preference domain
+            -s  Make the given keychain the default
+        With no options, print the default keychain.
+        """
+    let summary = "Display or set the default keychain."
+    let options = KeychainDomainOptions.specification
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let options = try KeychainDomainOptions(invocation)
         let (domain, set, operands) = (options.domain, options.set, options.operands)
         guard operands.count <= (set ? 1 : 0) else { throw ToolError.usage(reason: nil) }
         if set {

@@ -10,11 +10,27 @@ import Security
 /// key, keeping a key another certificate still uses (as `SecItemDelete` with an identity ref
 /// does). A name that matches several items is refused (use `-Z`, exit 1); nothing matching is
 /// errSecItemNotFound (exit 44). `-t` (trust settings) is accepted; there are none to remove.
-enum DeleteCertificateCommand {
-    /// Runs the command; `identity` selects `delete-identity`.
-    static func run(_ invocation: Invocation, identity: Bool) throws -> Int32 {
-        let parser = OptionParser("c:Z:t")
-        let scan = parser.parse(invocation.arguments)
+struct DeleteCertificateCommand: CommandDefinition {
+    /// Whether this is `delete-identity` (the certificate and its private key).
+    let identity: Bool
+
+    var name: String { identity ? "delete-identity" : "delete-certificate" }
+    var summary: String {
+        identity ? "Delete an identity (certificate + private key) from a keychain." : "Delete a certificate from a keychain."
+    }
+    var usage: String {
+        let what = identity ? "identity" : "certificate"
+        return """
+            [-c name] [-Z hash] [-t] [keychain...]
+                -c  Specify \(what) to delete by its common name
+                -Z  Specify \(what) to delete by its SHA-1 hash value
+                -t  Also delete user trust settings for this \(identity ? "identity certificate" : "certificate")
+            """
+    }
+    let options = OptionParser("c:Z:t")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var name: String?
         var hash: String?
         for element in scan.elements {
@@ -22,7 +38,7 @@ enum DeleteCertificateCommand {
             case .option("c", let value): name = value
             case .option("Z", let value): hash = value?.uppercased()
             case .option("t", _): break
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         guard name != nil || hash != nil else { throw ToolError.usage(reason: nil) }
@@ -39,12 +55,12 @@ enum DeleteCertificateCommand {
         let keychain: Keychain
         if identity {
             let matches = try StoredObjects.identities(in: keychains, api: api).filter { selected($0.identity.certificate) }
-            try requireOne(matches.count, what: what, description: description)
+            try Self.requireOne(matches.count, what: what, description: description)
             reference = .identity(matches[0].identity)
             keychain = matches[0].keychain
         } else {
             let matches = try StoredObjects.certificates(in: keychains, api: api).filter { selected($0.certificate) }
-            try requireOne(matches.count, what: what, description: description)
+            try Self.requireOne(matches.count, what: what, description: description)
             reference = .certificate(matches[0].certificate)
             keychain = matches[0].keychain
         }

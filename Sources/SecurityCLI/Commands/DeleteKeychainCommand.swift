@@ -5,14 +5,16 @@ import Security
 /// `delete-keychain keychain...`: deletes keychains (database and keybag; their items cannot be
 /// recovered) and removes them from the search list. A keychain that does not exist is
 /// errSecNoSuchKeychain (exit 50): `security: SecKeychainDelete: …`.
-enum DeleteKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("h")
-        let scan = parser.parse(invocation.arguments)
-        if let element = scan.elements.first { throw parser.usageError(for: element) }
-        guard !scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
-        for name in scan.operands {
+struct DeleteKeychainCommand: CommandDefinition {
+    let name = "delete-keychain"
+    let usage = "keychain..."
+    let summary = "Delete keychains and remove them from the search list."
+    let options = OptionParser("h")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        if let element = invocation.scan.elements.first { throw invocation.usageError(for: element) }
+        guard !invocation.scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
+        for name in invocation.scan.operands {
             let path = KeychainSession.path(of: name)
             do {
                 try Keychain.delete(path: path)

@@ -9,11 +9,22 @@ import Security
 /// `-a` reports that items have no (macOS-style) access control list; `-i` is accepted (there
 /// is nothing to edit); `-r` (raw encrypted data) is not implemented. `-o` writes the dump to a
 /// new file, readable only by its owner, instead of standard output.
-enum DumpKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("adhiro:")
-        let scan = parser.parse(invocation.arguments)
+struct DumpKeychainCommand: CommandDefinition {
+    let name = "dump-keychain"
+    let usage = """
+        [-adir] [-o file] [keychain...]
+            -a  Show each item's access control
+            -d  Show each item's (decrypted) data
+            -i  Edit access control interactively
+            -r  Show each item's raw (encrypted) data
+            -o  Write the dump to "file"
+        With no keychain, the default keychain is dumped.
+        """
+    let summary = "Dump the contents of one or more keychains."
+    let options = OptionParser("adhiro:")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var showData = false
         var showAccess = false
         var outputPath: String?
@@ -23,8 +34,8 @@ enum DumpKeychainCommand {
             case .option("a", _): showAccess = true
             case .option("i", _): break
             case .option("o", let path): outputPath = path
-            case .option("r", _): throw ToolError.failed(result: errSecUnimplemented, message: rawDataMessage)
-            default: throw parser.usageError(for: element)
+            case .option("r", _): throw ToolError.failed(result: errSecUnimplemented, message: Self.rawDataMessage)
+            default: throw invocation.usageError(for: element)
             }
         }
 
@@ -47,7 +58,7 @@ enum DumpKeychainCommand {
             }
         }
         if let outputPath {
-            try write(dump, to: outputPath)
+            try Self.write(dump, to: outputPath)
         } else {
             invocation.console.writeOutput(dump)
         }

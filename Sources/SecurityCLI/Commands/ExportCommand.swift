@@ -13,13 +13,27 @@ import Security
 /// `-o` the output goes to a new private file (mode 0600 before its first byte, renamed over any
 /// file at that path) and `...N bytes written to FILE` is printed.
 /// Nothing to export is errSecItemNotFound (exit 44).
-enum ExportCommand {
+struct ExportCommand: CommandDefinition {
+    /// The API name failures are reported under.
     static let api = "SecKeychainItemExport"
 
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("k:o:t:f:P:wph")
-        let scan = parser.parse(invocation.arguments)
+    let name = "export"
+    let usage = """
+        [-k keychain] [-t type] [-f format] [-w] [-p] [-P passphrase] [-o outfile]
+            -k  Keychain to export items from
+            -t  Type = certs|allKeys|pubKeys|privKeys|identities|all (Default: all)
+            -f  Format = openssl|pkcs8|pkcs12|x509|pemseq
+            -w  Private keys are wrapped (always: they are encrypted with the passphrase)
+            -p  PEM encode the output
+            -P  Specify wrapping passphrase immediately (default is a prompt)
+            -o  Specify output file (default is stdout)
+        """
+    let summary = "Export items from a keychain."
+    let options = OptionParser("k:o:t:f:P:wph", secrets: ["P"])
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let api = Self.api
+        let scan = invocation.scan
         var keychainName: String?
         var outputPath: String?
         var type = "all"
@@ -41,9 +55,9 @@ enum ExportCommand {
                 }
                 format = value
             case .option("p", _): armour = true
-            case .option("P", let value): passphrase = value
+            case .secret("P", let value): passphrase = try OptionParser.text(ofSecret: value, option: "P")
             case .option("w", _): break
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         guard scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
@@ -53,7 +67,7 @@ enum ExportCommand {
         let certificates = ["certs", "all"].contains(type) ? try StoredObjects.certificates(in: keychains, api: api).map(\.certificate) : []
         var keys: [AsymmetricKey] = []
         if ["allKeys", "pubKeys", "privKeys", "all"].contains(type) {
-            keys = try storedKeys(keychains).filter { key in
+            keys = try Self.storedKeys(keychains).filter { key in
                 type == "pubKeys" ? key.keyClass == .public : type == "privKeys" ? key.keyClass == .private : true
             }
             if type == "all" { keys.removeAll { key in identities.contains { $0.privateKey == key } } }
@@ -64,7 +78,7 @@ enum ExportCommand {
         }
         let chosen = format ?? (type == "identities" ? "pkcs12" : (standalone.count == 1 && keys.isEmpty && identities.isEmpty ? "x509" : "pemseq"))
         let needsPassphrase = chosen == "pkcs12" || !identities.isEmpty || keys.contains { $0.keyClass == .private }
-        let phrase = needsPassphrase ? try passphrase ?? prompt(invocation.console) : nil
+        let phrase = needsPassphrase ? try passphrase ?? Self.prompt(invocation.console) : nil
         if needsPassphrase && (phrase ?? "").isEmpty {
             throw ToolError.status(errSecPassphraseRequired, api: api)
         }

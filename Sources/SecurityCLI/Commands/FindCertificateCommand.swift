@@ -8,11 +8,23 @@ import Security
 /// `SHA-256 hash: <HEX>` and `SHA-1 hash: <HEX>`, with `-m` `email addresses: a, b`, then its PEM
 /// with `-p`, otherwise its attribute dump. `-c` matches a substring of the common name or label,
 /// `-e` an email address (ignoring case). No match is errSecItemNotFound (exit 44).
-enum FindCertificateCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("ac:e:mpZ")
-        let scan = parser.parse(invocation.arguments)
+struct FindCertificateCommand: CommandDefinition {
+    let name = "find-certificate"
+    let usage = """
+        [-a] [-c name] [-e emailAddress] [-m] [-p] [-Z] [keychain...]
+            -a  Find all matching certificates, not just the first one
+            -c  Match on "name" (a substring of the common name or label)
+            -e  Match on "emailAddress"
+            -m  Show the email addresses in the certificate
+            -p  Output certificate in pem format
+            -Z  Print SHA-256 (and SHA-1) hash of the certificate
+        If no keychains are specified to search, the default search list is used.
+        """
+    let summary = "Find a certificate item."
+    let options = OptionParser("ac:e:mpZ")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var all = false, showEmail = false, pem = false, hashes = false
         var name: String?
         var email: String?
@@ -24,7 +36,7 @@ enum FindCertificateCommand {
             case .option("m", _): showEmail = true
             case .option("p", _): pem = true
             case .option("Z", _): hashes = true
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         let keychains = try KeychainSession.searchList(scan.operands)

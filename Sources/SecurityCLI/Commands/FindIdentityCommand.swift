@@ -21,7 +21,21 @@ import Security
 /// show macOS's reason after the label (`CSSMERR_TP_NOT_TRUSTED`, `CSSMERR_TP_CERT_EXPIRED`).
 /// `-v` prints only the valid part. `-s` keeps identities whose certificate names the string
 /// (common name, DNS name or email address).
-enum FindIdentityCommand {
+struct FindIdentityCommand: CommandDefinition {
+    let name = "find-identity"
+    let usage = """
+        [-p policy] [-s string] [-v] [keychain...]
+            -p  Specify policy to evaluate (multiple -p options are allowed)
+                Supported policies: basic, ssl-client, ssl-server, smime, eap,
+                ipsec, ichat, codesigning, sys-default, sys-kerberos-kdc
+            -s  Specify optional policy-specific string (e.g. DNS hostname for SSL,
+                or RFC822 email address for S/MIME)
+            -v  Show valid identities only (default is to show all identities)
+        If no keychains are specified to search, the default search list is used.
+        """
+    let summary = "Find an identity (certificate + private key)."
+    let options = OptionParser("p:s:v")
+
     /// macOS's display names for the policies `-p` accepts.
     static let policies: [String: String] = [
         "basic": "X.509 Basic", "ssl-client": "SSL (client)", "ssl-server": "SSL (server)", "smime": "S/MIME",
@@ -29,10 +43,9 @@ enum FindIdentityCommand {
         "sys-default": "System Default", "sys-kerberos-kdc": "System Kerberos KDC",
     ]
 
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("p:s:v")
-        let scan = parser.parse(invocation.arguments)
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
+        let policies = Self.policies
         var policyNames: [String] = []
         var filter: String?
         var validOnly = false
@@ -43,7 +56,7 @@ enum FindIdentityCommand {
                 policyNames.append(name)
             case .option("s", let value): filter = value
             case .option("v", _): validOnly = true
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         let keychains = try KeychainSession.searchList(scan.operands)

@@ -8,10 +8,56 @@ import Security
 /// standard error; with `-w` only the password and a newline (lowercase hex if any byte is not
 /// printable). Nothing matching is errSecItemNotFound, exit status 44, with
 /// `security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.`
-enum FindPasswordCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation, kind: PasswordKind) throws -> Int32 {
-        let options = try PasswordItemOptions.parse(invocation.arguments, kind: kind, operation: .find)
+struct FindPasswordCommand: CommandDefinition {
+    /// Which class of password the command finds.
+    let kind: PasswordKind
+
+    var name: String { kind == .generic ? "find-generic-password" : "find-internet-password" }
+    var summary: String { kind == .generic ? "Find a generic password item." : "Find an internet password item." }
+    var options: OptionParser { PasswordItemOptions.specification(kind, .find) }
+    var needsLegacyAlgorithmNames: Bool { false }
+
+    var usage: String {
+        switch kind {
+        case .generic:
+            return """
+                [-a account] [-s service] [options...] [-g] [keychain...]
+                    -a  Match the account
+                    -c  Match the creator (four-character code)
+                    -C  Match the type (four-character code)
+                    -D  Match the kind
+                    -G  Match the generic attribute
+                    -j  Match the comment
+                    -l  Match the label
+                    -s  Match the service
+                    -g  Also print the password (on standard error)
+                    -w  Print only the password
+                If no keychain is given, the default keychain is searched.
+                """
+        case .internet:
+            return """
+                [-a account] [-s server] [options...] [-g] [keychain...]
+                    -a  Match the account
+                    -c  Match the creator (four-character code)
+                    -C  Match the type (four-character code)
+                    -d  Match the security domain
+                    -D  Match the kind
+                    -j  Match the comment
+                    -l  Match the label
+                    -p  Match the path
+                    -P  Match the port number
+                    -r  Match the protocol (four-character code)
+                    -s  Match the server
+                    -t  Match the authentication type (four-character code)
+                    -g  Also print the password (on standard error)
+                    -w  Print only the password
+                If no keychain is given, the default keychain is searched.
+                """
+        }
+    }
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let options = try PasswordItemOptions.parse(invocation.scan, kind: kind, operation: .find)
         let keychains = try KeychainSession.searchList(options.keychains)
         let wantsPassword = options.showPassword || options.passwordOnly
         var request = options.searchRequest(kind)

@@ -12,21 +12,41 @@ import Security
 /// The PKCS#12 password comes from `-P`, else it is asked for (the prompt goes to standard error
 /// when standard input is not a terminal). A wrong password is errSecAuthFailed (exit 51);
 /// unreadable input errSecUnknownFormat; input whose items all exist already errSecDuplicateItem
-/// (exit 45), each reported as `security: SecKeychainItemImport: <message>`. `-x` stores keys as
-/// not extractable (`kSecAttrIsExtractable` = 0); `-w`, `-a`, `-A` and `-T` are accepted
-/// (wrapped keys and access lists do not exist here).
-enum ImportCommand {
+/// (exit 45), each reported as `security: SecKeychainItemImport: <message>`. An input that cannot
+/// be read (a directory, a missing file) is `security: <file>: <reason>` (exit 1). `-t` and `-f`
+/// take macOS's names only (`typeNames`, `formatNames`; anything else is bad usage); the file's
+/// contents decide how it is read unless `-f pkcs12` says so. `-x` stores keys as not
+/// extractable (`kSecAttrIsExtractable` = 0); `-w`, `-a`, `-A` and `-T` are accepted (wrapped
+/// keys and access lists do not exist here).
+struct ImportCommand: CommandDefinition {
+    /// The API name failures are reported under.
     static let api = "SecKeychainItemImport"
+    /// The item types `-t` accepts (macOS's `keychain_import`).
+    static let typeNames: Set = ["pub", "priv", "session", "cert", "agg"]
+    /// The formats `-f` accepts (macOS's `keychain_import`).
+    static let formatNames: Set = [
+        "openssl", "openssh1", "openssh2", "bsafe", "raw", "pkcs7", "pkcs8", "pkcs12", "netscape", "x509", "pemseq",
+    ]
 
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        guard let path = invocation.arguments.first, !path.hasPrefix("-") else { throw ToolError.usage(reason: nil) }
-        var arguments = Array(invocation.arguments.dropFirst())
-        if let index = arguments.firstIndex(of: "-a"), index + 2 < arguments.count + 1 {
-            arguments.removeSubrange(index..<min(index + 3, arguments.count))
-        }
-        let parser = OptionParser("k:t:f:P:wxhAT:")
-        let scan = parser.parse(arguments)
+    let name = "import"
+    let usage = """
+        inputfile [-k keychain] [-t type] [-f format] [-w] [-P passphrase] [options...]
+            -k  Target keychain to import into
+            -t  Type = pub|priv|session|cert|agg
+            -f  Format = openssl|openssh1|openssh2|bsafe|raw|pkcs7|pkcs8|pkcs12|netscape|x509|pemseq
+            -w  Specify that private keys are wrapped and must be unwrapped on import
+            -x  Specify that private keys are non-extractable after being imported
+            -P  Specify wrapping passphrase immediately (default is a prompt)
+            -a  Specify name and value of extended attribute (can be used multiple times)
+            -A  Allow any application to access the imported key without warning (accepted)
+            -T  Specify an application which may access the imported key (accepted)
+        """
+    let summary = "Import items into a keychain."
+    let options = OptionParser("k:t:f:P:wxa:hAT:", secrets: ["P"], pairs: ["a"], leadingOperands: 1)
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let api = Self.api
+        let scan = invocation.scan
         var keychainName: String?
         var format: String?
         var passphrase: String?
@@ -34,14 +54,20 @@ enum ImportCommand {
         for element in scan.elements {
             switch element {
             case .option("k", let name): keychainName = name
-            case .option("f", let value): format = value
-            case .option("P", let value): passphrase = value
+            case .option("t", let value?):
+                guard Self.typeNames.contains(value) else { throw ToolError.usage(reason: "unknown import type \"\(value)\"") }
+            case .option("f", let value?):
+                guard Self.formatNames.contains(value) else { throw ToolError.usage(reason: "unknown import format \"\(value)\"") }
+                format = value
+            case .secret("P", let value): passphrase = try OptionParser.text(ofSecret: value, option: "P")
             case .option("x", _): extractable = false
-            case .option("t", _), .option("w", _), .option("A", _), .option("T", _): break
-            default: throw parser.usageError(for: element)
+            case .option("w", _), .option("A", _), .option("T", _), .pair("a", _, _): break
+            default: throw invocation.usageError(for: element)
             }
         }
-        guard scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
+        guard scan.operands.count == 1, let path = scan.operands.first, !path.isEmpty, !path.hasPrefix("-") else {
+            throw ToolError.usage(reason: nil)
+        }
         let keychain = try keychainName.map(KeychainSession.open) ?? KeychainSession.openDefault()
         let data = try StoredObjects.read(path)
         let contents = try ImportContents.read(

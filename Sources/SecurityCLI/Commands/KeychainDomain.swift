@@ -29,19 +29,20 @@ struct KeychainDomainOptions {
     /// The keychains named after the options.
     var operands: [String] = []
 
-    /// Parses `arguments`.
+    /// The option syntax of both commands.
+    static let specification = OptionParser("d:hs")
+
+    /// Reads the options of `invocation` (scanned with `specification`).
     ///
     /// - Throws: bad usage for an unknown option or domain.
-    init(parsing arguments: [String]) throws {
-        let parser = OptionParser("d:hs")
-        let scan = parser.parse(arguments)
-        for element in scan.elements {
+    init(_ invocation: Invocation) throws {
+        for element in invocation.scan.elements {
             switch element {
             case .option("d", let value): domain = try KeychainDomain.parse(value ?? "")
             case .option("s", _): set = true
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
-        operands = scan.operands
+        operands = invocation.scan.operands
     }
 }

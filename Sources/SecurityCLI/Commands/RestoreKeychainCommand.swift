@@ -10,18 +10,27 @@ import Security
 /// another device key) the `…ThisDeviceOnly` items cannot be decrypted: they are left out, and
 /// the command says how many. A wrong passphrase is errSecAuthFailed (exit 51); a damaged or
 /// altered backup errSecDecode (exit 93); in both cases the keychain is unchanged.
-enum RestoreKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("hP:k:")
-        let scan = parser.parse(invocation.arguments)
+struct RestoreKeychainCommand: CommandDefinition {
+    let name = "restore-keychain"
+    let usage = """
+        [-P passphrase] [-k keychain] file
+            -P  The backup's passphrase (asked for when omitted)
+            -k  Restore into "keychain" (the default keychain when omitted)
+        Replaces the keychain's items with the backup's; on another device the
+        ThisDeviceOnly items are left out.
+        """
+    let summary = "Replace a keychain's items with those of a backup."
+    let options = OptionParser("hP:k:", secrets: ["P"])
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var passphrase: [UInt8]?
         var keychainName: String?
         for element in scan.elements {
             switch element {
-            case .option("P", let value): passphrase = Array((value ?? "").utf8)
+            case .secret("P", let value): passphrase = value
             case .option("k", let value): keychainName = value
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         defer { if passphrase != nil { SecretWiping.wipe(&passphrase!) } }

@@ -11,18 +11,25 @@ import Security
 /// errSecAuthFailed (exit 51) as `security: error changing password for "<name>": …`.
 /// Removing the password deletes the items that require one
 /// (`kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`); the command says how many.
-enum SetKeychainPasswordCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("ho:p:")
-        let scan = parser.parse(invocation.arguments)
+struct SetKeychainPasswordCommand: CommandDefinition {
+    let name = "set-keychain-password"
+    let usage = """
+        [-o oldPassword] [-p newPassword] [keychain]
+            -o  The current password (asked for when omitted)
+            -p  The new password (asked for when omitted; empty removes the password)
+        """
+    let summary = "Set password for a keychain."
+    let options = OptionParser("ho:p:", secrets: ["o", "p"])
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var old: [UInt8]?
         var new: [UInt8]?
         for element in scan.elements {
             switch element {
-            case .option("o", let value): old = Array((value ?? "").utf8)
-            case .option("p", let value): new = Array((value ?? "").utf8)
-            default: throw parser.usageError(for: element)
+            case .secret("o", let value): old = value
+            case .secret("p", let value): new = value
+            default: throw invocation.usageError(for: element)
             }
         }
         defer {

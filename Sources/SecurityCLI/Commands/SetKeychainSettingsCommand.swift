@@ -4,11 +4,19 @@ import KeychainCore
 /// macOS does: `-l` lock on sleep, `-t` lock after that many seconds without use (which implies
 /// `-u`); without `-t` there is no timeout, whatever `-u` says. A timeout that is not a number of
 /// seconds is bad usage (macOS reads it with `atoi`).
-enum SetKeychainSettingsCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("hlt:u")
-        let scan = parser.parse(invocation.arguments)
+struct SetKeychainSettingsCommand: CommandDefinition {
+    let name = "set-keychain-settings"
+    let usage = """
+        [-lu] [-t timeout] [keychain]
+            -l  Lock the keychain when the system sleeps
+            -u  Lock the keychain after the timeout
+            -t  Timeout in seconds (without it, there is no timeout)
+        """
+    let summary = "Set settings for a keychain."
+    let options = OptionParser("hlt:u")
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var settings = KeychainSettings()
         for element in scan.elements {
             switch element {
@@ -19,7 +27,7 @@ enum SetKeychainSettingsCommand {
                     throw ToolError.usage(reason: "invalid timeout: \(value ?? "")")
                 }
                 settings.lockInterval = seconds
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         settings.useLockInterval = settings.lockInterval != nil

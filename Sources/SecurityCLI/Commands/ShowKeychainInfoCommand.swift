@@ -3,10 +3,15 @@ import KeychainCore
 /// `show-keychain-info [keychain]`: prints a keychain's lock settings to standard error, as
 /// macOS does: `Keychain "<name>"[ lock-on-sleep][ use-lock-interval] no-timeout|timeout=<N>s`,
 /// where the name is the argument as given, or `<NULL>` for the default keychain.
-enum ShowKeychainInfoCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let arguments = invocation.arguments
+struct ShowKeychainInfoCommand: CommandDefinition {
+    let name = "show-keychain-info"
+    let usage = "[keychain]"
+    let summary = "Show the settings for keychain."
+    let options = OptionParser.operandsOnly
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        if let element = invocation.scan.elements.first { throw invocation.usageError(for: element) }
+        let arguments = invocation.scan.operands
         guard arguments.count <= 1, arguments.first != "-h", arguments.first?.isEmpty != true else {
             throw ToolError.usage(reason: nil)
         }

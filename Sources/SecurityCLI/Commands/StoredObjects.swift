@@ -74,11 +74,14 @@ enum StoredObjects {
     }
 
     /// Reads a file named on the command line.
+    ///
+    /// - Throws: `ToolError.failed(1)` with `security: <path>: <reason>` (`Is a directory`, `No
+    ///   such file or directory`, `Permission denied`, …).
     static func read(_ path: String) throws -> Data {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError.failed(result: 1, message: "security: \(path): \(String(cString: strerror(errno)))\n")
+        switch FileDescriptor.readFile(path) {
+        case .success(let bytes): return Data(bytes)
+        case .failure(let error): throw ToolError.failed(result: 1, message: "security: \(path): \(error.text)\n")
         }
-        return data
     }
 
     /// The certificates in a file: PEM `CERTIFICATE` blocks, or one DER certificate.

@@ -9,17 +9,25 @@ import Security
 /// errSecAuthFailed (exit 51), counted towards the escalating delays, which the message then
 /// states. As with `lock-keychain`, the unlock lasts as long as the process: in interactive
 /// mode (`security -i`) later commands read the keychain's items without asking again.
-enum UnlockKeychainCommand {
-    /// Runs the command.
-    static func run(_ invocation: Invocation) throws -> Int32 {
-        let parser = OptionParser("hp:u")
-        let scan = parser.parse(invocation.arguments)
+struct UnlockKeychainCommand: CommandDefinition {
+    let name = "unlock-keychain"
+    let usage = """
+        [-u] [-p password] [keychain]
+            -p  Unlock with "password"
+            -u  Ask for the password (on the terminal; there is no dialog)
+        The unlock lasts as long as this process (use security -i to keep one).
+        """
+    let summary = "Unlock the specified keychain."
+    let options = OptionParser("hp:u", secrets: ["p"])
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let scan = invocation.scan
         var password: [UInt8]?
         for element in scan.elements {
             switch element {
-            case .option("p", let value): password = Array((value ?? "").utf8)
+            case .secret("p", let value): password = value
             case .option("u", _): break
-            default: throw parser.usageError(for: element)
+            default: throw invocation.usageError(for: element)
             }
         }
         defer { if password != nil { SecretWiping.wipe(&password!) } }

@@ -19,8 +19,9 @@ public protocol Console: AnyObject {
     /// Reads one command line for interactive mode (`security -i`), showing `prompt` first
     /// when the input is a terminal.
     ///
-    /// - Returns: the line without its newline, or nil at the end of input.
-    func readCommandLine(prompt: String) -> String?
+    /// - Returns: the line's bytes as read (they need not be UTF-8) without its newline, or nil
+    ///   at the end of input.
+    func readCommandLine(prompt: String) -> [UInt8]?
 
     /// Whether standard input is a terminal (so a password prompt cannot swallow a command line
     /// that `security -i` would read next).

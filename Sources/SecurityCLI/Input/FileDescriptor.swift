@@ -54,6 +54,36 @@ enum FileDescriptor {
         return sawAnything ? line : nil
     }
 
+    /// Reads the whole regular file at `path`.
+    ///
+    /// - Returns: its bytes, or the `errno` that stopped the read (`EISDIR` for a directory).
+    static func readFile(_ path: String) -> Result<[UInt8], Errno> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(Errno(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return .failure(Errno(errno)) }
+        if status.st_mode & S_IFMT == S_IFDIR { return .failure(Errno(EISDIR)) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(Errno(errno))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes += buffer[..<count]
+        }
+    }
+
+    /// An `errno` value and its text (`strerror`).
+    struct Errno: Error, Equatable {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+        var text: String { String(cString: strerror(code)) }
+    }
+
     /// Whether `descriptor` is a terminal.
     static func isTerminal(_ descriptor: Int32) -> Bool {
         isatty(descriptor) == 1

@@ -30,13 +30,12 @@ public final class StandardConsole: Console {
     }
 
     /// Reads a line of standard input, prompting on standard error when it is a terminal.
-    public func readCommandLine(prompt: String) -> String? {
+    public func readCommandLine(prompt: String) -> [UInt8]? {
         flush()
         if FileDescriptor.isTerminal(FileDescriptor.input) {
             FileDescriptor.writeAll(Array(prompt.utf8), to: FileDescriptor.error)
         }
-        guard let line = FileDescriptor.readLine(from: FileDescriptor.input) else { return nil }
-        return String(decoding: line, as: UTF8.self)
+        return FileDescriptor.readLine(from: FileDescriptor.input)
     }
 
     /// Whether standard input is a terminal.

@@ -1,34 +1,70 @@
-/// A scanner with the semantics of BSD `getopt(3)`, which macOS's `security` uses for every
-/// command: options may be clustered (`-gw`), an option's value is the rest of its word or the
-/// next word (whatever it looks like), scanning stops at the first operand or after `--`.
+/// A command's option syntax and the scanner that reads it, with the semantics of BSD
+/// `getopt(3)`, which macOS's `security` uses for every command: options may be clustered
+/// (`-gw`), an option's value is the rest of its word or the next word (whatever it looks like),
+/// scanning stops at the first operand or after `--`.
 ///
 /// The specification is a getopt string (`"a:c:gw"`); a leading `:` asks for missing values to
-/// be reported quietly (`add-generic-password` uses it to prompt for a trailing `-w`).
+/// be reported quietly (`add-generic-password` uses it to prompt for a trailing `-w`). Beyond
+/// getopt, a specification names:
+/// - its secret options (passwords and passphrases): their values are kept as the bytes given and
+///   are masked wherever the command line is shown (`ArgumentRedaction`);
+/// - options followed by a second value word (`import -a name value`);
+/// - how many operands come before the options (`import inputfile [options]`).
+///
+/// Every value that is not a secret, and every operand, must be UTF-8: the scan reports one that
+/// is not as an error (`Element.notText`), so a command never works on a repaired copy of what it
+/// was given.
 struct OptionParser: Sendable {
     /// One step of the scan, in command-line order.
     enum Element: Equatable, Sendable {
         /// An option, with its value when it takes one.
         case option(Character, String?)
+        /// A secret option and its value's bytes.
+        case secret(Character, [UInt8])
+        /// An option that takes two values (`-a name value`).
+        case pair(Character, String, String)
         /// An option that takes a value appeared last, with none.
         case missingValue(Character)
         /// A character the specification does not list.
         case unknown(Character)
+        /// A value of this option (or, for nil, an operand) that is not UTF-8.
+        case notText(Character?)
     }
 
     /// What a scan found: options in order (stopping after the first error), then operands.
     struct Result: Equatable, Sendable {
         /// Options and errors, in order; nothing follows an error.
         var elements: [Element]
-        /// The words after the options.
+        /// The operands: the words before the options (see `leadingOperands`), then those after.
         var operands: [String]
+        /// Where each `.secret` element's value was read, in the same order.
+        var secretLocations: [ValueLocation] = []
+    }
+
+    /// Where a value starts: a word of the command line, and a byte offset in it (0 when the value
+    /// is the whole word; otherwise it follows its option letter in the same word).
+    struct ValueLocation: Hashable, Sendable {
+        let word: Int
+        let offset: Int
     }
 
     private let takesValue: [Character: Bool]
     /// Whether the specification began with `:` (getopt's "quiet" mode).
     let quiet: Bool
+    /// The options whose values are secrets.
+    let secrets: Set<Character>
+    /// The options followed by a second value word.
+    let pairs: Set<Character>
+    /// How many words before the options are operands.
+    let leadingOperands: Int
 
     /// A parser for a getopt specification string such as `":a:c:C:w:U"`.
-    init(_ specification: String) {
+    ///
+    /// - Parameters:
+    ///   - secrets: the options whose values are secrets.
+    ///   - pairs: the options whose value is followed by a second value word.
+    ///   - leadingOperands: how many words come before the options.
+    init(_ specification: String, secrets: Set<Character> = [], pairs: Set<Character> = [], leadingOperands: Int = 0) {
         var characters = Array(specification)
         quiet = characters.first == ":"
         if quiet { characters.removeFirst() }
@@ -41,56 +77,173 @@ struct OptionParser: Sendable {
             index += hasValue ? 2 : 1
         }
         self.takesValue = takesValue
+        self.secrets = secrets
+        self.pairs = pairs
+        self.leadingOperands = leadingOperands
+    }
+
+    /// A command whose words are all operands (no option is scanned).
+    static let operandsOnly = OptionParser("", leadingOperands: .max)
+
+    /// Scans `arguments` given as text (tests and in-process callers).
+    func parse(_ arguments: [String]) -> Result {
+        parse(arguments.map { Argument($0) })
     }
 
     /// Scans `arguments` (the words after the command name).
-    func parse(_ arguments: [String]) -> Result {
+    func parse(_ arguments: [Argument]) -> Result {
         var elements: [Element] = []
-        var index = 0
-        while index < arguments.count {
-            let word = arguments[index]
-            if word == "--" {
+        var secretLocations: [ValueLocation] = []
+        var index = min(leadingOperands, arguments.count)
+        let leading = arguments[..<index]
+        func result(operandsFrom start: Int?) -> Result {
+            let rest = start.map { arguments[$0...] } ?? []
+            let operands = Array(leading) + rest
+            var elements = elements
+            if elements.last.map(Self.isError) != true, operands.contains(where: { $0.text == nil }) {
+                elements.append(.notText(nil))
+            }
+            return Result(elements: elements, operands: operands.map(\.displayText), secretLocations: secretLocations)
+        }
+        scanning: while index < arguments.count {
+            let word = arguments[index].bytes
+            if word == Self.doubleDash {
                 index += 1
                 break
             }
-            guard word.hasPrefix("-"), word.count > 1 else { break }
+            guard word.count > 1, word[0] == Self.dash else { break }
             index += 1
-            var letters = Substring(word.dropFirst())
-            while let letter = letters.first {
-                letters = letters.dropFirst()
+            var position = 1
+            while position < word.count {
+                let letter = Self.letter(in: word, at: position)
+                position += 1
                 guard letter != ":", let hasValue = takesValue[letter] else {
                     elements.append(.unknown(letter))
-                    return Result(elements: elements, operands: Array(arguments[index...]))
+                    return result(operandsFrom: index)
                 }
                 guard hasValue else {
                     elements.append(.option(letter, nil))
                     continue
                 }
-                if !letters.isEmpty {
-                    elements.append(.option(letter, String(letters)))
+                let location: ValueLocation
+                if position < word.count {
+                    location = ValueLocation(word: index - 1, offset: position)
                 } else if index < arguments.count {
-                    elements.append(.option(letter, arguments[index]))
+                    location = ValueLocation(word: index, offset: 0)
                     index += 1
                 } else {
                     elements.append(.missingValue(letter))
-                    return Result(elements: elements, operands: [])
+                    return result(operandsFrom: nil)
                 }
-                break
+                let value = Array(arguments[location.word].bytes[location.offset...])
+                if secrets.contains(letter) {
+                    elements.append(.secret(letter, value))
+                    secretLocations.append(location)
+                    continue scanning
+                }
+                guard let text = String(validating: value, as: UTF8.self) else {
+                    elements.append(.notText(letter))
+                    return result(operandsFrom: nil)
+                }
+                guard pairs.contains(letter) else {
+                    elements.append(.option(letter, text))
+                    continue scanning
+                }
+                guard index < arguments.count else {
+                    elements.append(.missingValue(letter))
+                    return result(operandsFrom: nil)
+                }
+                guard let second = arguments[index].text else {
+                    elements.append(.notText(letter))
+                    return result(operandsFrom: nil)
+                }
+                index += 1
+                elements.append(.pair(letter, text, second))
+                continue scanning
             }
         }
-        return Result(elements: elements, operands: Array(arguments[index...]))
+        return result(operandsFrom: index)
+    }
+
+    /// Every place in `arguments` that may hold a secret option's value: those the scan reads,
+    /// and those a scan that never stops would read (passing over unknown letters, operands and
+    /// `--`), so a secret stays hidden on a command line that is bad usage, such as a password
+    /// option after an operand (`unlock-keychain kc -p secret`) or after a mistyped option.
+    func secretLocations(in arguments: [Argument]) -> Set<ValueLocation> {
+        guard !secrets.isEmpty else { return [] }
+        var locations = Set(parse(arguments).secretLocations)
+        var index = 0
+        words: while index < arguments.count {
+            let word = arguments[index].bytes
+            index += 1
+            guard word.count > 1, word[0] == Self.dash else { continue }
+            var position = 1
+            while position < word.count {
+                let letter = Self.letter(in: word, at: position)
+                position += 1
+                guard letter != ":", takesValue[letter] == true else { continue }
+                let location: ValueLocation
+                if position < word.count {
+                    location = ValueLocation(word: index - 1, offset: position)
+                } else if index < arguments.count {
+                    location = ValueLocation(word: index, offset: 0)
+                    index += 1
+                } else {
+                    break words
+                }
+                if secrets.contains(letter) { locations.insert(location) }
+                if pairs.contains(letter) { index += 1 }
+                continue words
+            }
+        }
+        return locations
     }
 
     /// The bad-usage failure for an error element, carrying getopt's diagnostic (if any).
     func usageError(for element: Element) -> ToolError {
+        switch element {
+        case .notText(let letter?): return .usage(reason: "the value of -\(letter) is not valid UTF-8")
+        case .notText(nil): return .usage(reason: "an argument is not valid UTF-8")
+        default: break
+        }
         guard !quiet else { return .usage(reason: nil) }
         switch element {
         case .unknown(let letter): return .usage(reason: "illegal option -- \(letter)")
         case .missingValue(let letter): return .usage(reason: "option requires an argument -- \(letter)")
-        case .option: return .usage(reason: nil)
+        default: return .usage(reason: nil)
         }
+    }
+
+    /// A secret's value as text, for a secret that must be text (a PKCS#12 passphrase).
+    ///
+    /// - Throws: bad usage when `bytes` are not UTF-8.
+    static func text(ofSecret bytes: [UInt8], option letter: Character) throws -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw ToolError.usage(reason: "the value of -\(letter) is not valid UTF-8")
+        }
+        return text
     }
 
     /// Whether `letter` is an option that takes a value.
     func takesValue(_ letter: Character) -> Bool { takesValue[letter] == true }
+
+    /// Whether `element` ends a scan.
+    static func isError(_ element: Element) -> Bool {
+        switch element {
+        case .option, .secret, .pair: return false
+        case .missingValue, .unknown, .notText: return true
+        }
+    }
+
+    private static let dash = UInt8(ascii: "-")
+    private static let doubleDash: [UInt8] = [dash, dash]
+
+    /// The option letter at `position` of `word`: an ASCII byte, or the character a longer UTF-8
+    /// sequence spells (U+FFFD for bytes that are not UTF-8), which no specification lists.
+    private static func letter(in word: [UInt8], at position: Int) -> Character {
+        let byte = word[position]
+        if byte < 0x80 { return Character(Unicode.Scalar(byte)) }
+        let scalar = String(decoding: word[position...].prefix(4), as: UTF8.self).unicodeScalars.first
+        return Character(scalar ?? "\u{FFFD}")
+    }
 }

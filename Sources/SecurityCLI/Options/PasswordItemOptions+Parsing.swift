@@ -1,43 +1,46 @@
 import KeychainCore
 
 extension PasswordItemOptions {
-    /// macOS's getopt string for each command (spec E.2), plus `-e` (accessibility) in adds.
-    static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> String {
+    /// macOS's getopt string for each command (spec E.2), plus `-e` (accessibility) in adds, and
+    /// the options whose values are passwords: `-w`, `-X` and (generic passwords) `-p` in adds.
+    static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> OptionParser {
         switch (kind, operation) {
-        case (.generic, .add): return ":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h"
-        case (.generic, .find): return "ha:c:C:D:G:j:l:s:wg"
-        case (.generic, .delete): return "ha:c:C:D:G:j:l:s:g"
-        case (.internet, .add): return ":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAT:h"
-        case (.internet, .find): return "ha:c:C:d:D:hgj:l:p:P:r:s:wt:"
-        case (.internet, .delete): return "ha:c:C:d:D:hgj:l:p:P:r:s:t:"
+        case (.generic, .add): return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h", secrets: ["w", "p", "X"])
+        case (.generic, .find): return OptionParser("ha:c:C:D:G:j:l:s:wg")
+        case (.generic, .delete): return OptionParser("ha:c:C:D:G:j:l:s:g")
+        case (.internet, .add): return OptionParser(":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAT:h", secrets: ["w", "X"])
+        case (.internet, .find): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:wt:")
+        case (.internet, .delete): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:t:")
         }
     }
 
-    /// Parses a password command's words (after the command name).
+    /// Parses a password command's words (after the command name) given as text.
+    static func parse(_ arguments: [String], kind: PasswordKind, operation: PasswordOperation) throws -> PasswordItemOptions {
+        try parse(specification(kind, operation).parse(arguments), kind: kind, operation: operation)
+    }
+
+    /// Reads the options of a password command's words scanned with `specification(kind, operation)`.
     ///
     /// A trailing `-w` with no value in an add (or `-p` for generic passwords, its legacy alias)
     /// asks for a prompt; the prompt itself happens later, after the arguments are known to be
     /// complete.
     ///
-    /// - Throws: `ToolError.usage` for `-h`, unknown options, missing values, a missing account
-    ///   or service/server in an add, extra keychains in an add, malformed `-P`/`-X` values, and a
-    ///   delete with no criterion; `ToolError.failed(1)` for a four-character code of the wrong length.
-    static func parse(_ arguments: [String], kind: PasswordKind, operation: PasswordOperation) throws -> PasswordItemOptions {
-        let parser = OptionParser(specification(kind, operation))
-        let scan = parser.parse(arguments)
+    /// - Throws: `ToolError.usage` for `-h`, unknown options, missing values, values that are not
+    ///   UTF-8 (except passwords, which are bytes), a missing account or service/server in an
+    ///   add, extra keychains in an add, malformed `-P`/`-X` values, and a delete with no
+    ///   criterion; `ToolError.failed(1)` for a four-character code of the wrong length.
+    static func parse(_ scan: OptionParser.Result, kind: PasswordKind, operation: PasswordOperation) throws -> PasswordItemOptions {
         var options = PasswordItemOptions()
         for element in scan.elements {
             switch element {
-            case .unknown, .missingValue:
-                if case .missingValue(let letter) = element, operation == .add,
-                    letter == "w" || (letter == "p" && kind == .generic)
-                {
-                    options.password = .prompt
-                    continue
-                }
-                throw parser.usageError(for: element)
             case .option(let letter, let value):
                 try options.apply(letter, value ?? "", kind: kind, operation: operation)
+            case .secret(let letter, let value):
+                options.password = .bytes(letter == "X" ? try hexBytes(value) : value)
+            case .missingValue(let letter) where operation == .add && (letter == "w" || (letter == "p" && kind == .generic)):
+                options.password = .prompt
+            default:
+                throw specification(kind, operation).usageError(for: element)
             }
         }
         options.keychains = scan.operands
@@ -60,13 +63,7 @@ extension PasswordItemOptions {
         case "r": protocolCode = try FourCharacterCode(parsing: value)
         case "t": authenticationType = try FourCharacterCode(parsing: value)
         case "p" where kind == .internet: path = value
-        case "p", "w":
-            if operation == .add {
-                password = .bytes(Array(value.utf8))
-            } else {
-                passwordOnly = true  // find's -w takes no value; getopt never gets here with one.
-            }
-        case "X": password = .bytes(try Self.hexBytes(value))
+        case "w": passwordOnly = true  // find's -w takes no value (an add's -w is a secret).
         case "e":
             guard let protection = Protection.named(value) else {
                 throw ToolError.usage(reason: "invalid accessibility \"\(value)\" (use ak, ck, dk, aku, cku, dku or akpu)")
@@ -100,8 +97,7 @@ extension PasswordItemOptions {
     }
 
     /// `-X`: password bytes as hexadecimal digits (an even number of them, either case).
-    static func hexBytes(_ text: String) throws -> [UInt8] {
-        let digits = Array(text.utf8)
+    static func hexBytes(_ digits: [UInt8]) throws -> [UInt8] {
         guard digits.count % 2 == 0 else {
             throw ToolError.usage(reason: "-X needs an even number of hexadecimal digits")
         }

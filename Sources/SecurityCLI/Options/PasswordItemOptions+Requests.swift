@@ -44,15 +44,18 @@ extension PasswordItemOptions {
         return request
     }
 
-    /// The options an add with `-U` searches with: macOS passes the defaulted label (and, for
-    /// internet passwords, the defaulted authentication type) to its search.
-    func updateSearchOptions(_ kind: PasswordKind) -> PasswordItemOptions {
-        var search = self
-        search.label = label ?? serviceOrServer
-        if kind == .internet, authenticationType == nil {
-            search.authenticationType = try? FourCharacterCode(parsing: Self.defaultAuthenticationType)
+    /// The item an add of these options collides with (errSecDuplicateItem), which `-U` then
+    /// updates: the added item's primary key, omitted attributes empty as the add stores them, in
+    /// `accessGroup` (the group the add writes to), not synchronizable.
+    func addedItemKey(_ kind: PasswordKind, accessGroup: String) -> ItemRequest {
+        let attributes = addRequest(kind).attributes
+        var request = ItemRequest(itemClass: kind.itemClass)
+        for attribute in AttributeCatalog.primaryKey(of: kind.itemClass) where attribute.name != "sync" {
+            request.attributes[attribute.name] = attributes[attribute.name] ?? attribute.emptyValue
         }
-        return search
+        request.attributes["agrp"] = .string(accessGroup)
+        request.synchronizable = .only(false)
+        return request
     }
 
     /// The attributes of a new item (without its secret): the label defaults to the service or

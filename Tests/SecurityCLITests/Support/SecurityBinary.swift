@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// What one run of the built `security` binary produced.
 struct ToolRun: Sendable {
     /// The exit status.
@@ -100,5 +106,59 @@ final class RunningTool {
         return ToolRun(
             status: process.terminationStatus, outputBytes: [UInt8](output),
             error: String(decoding: error, as: UTF8.self))
+    }
+}
+
+
+extension SecurityBinary {
+    /// Runs the tool with arguments given as bytes, which need not be UTF-8 (`Process` takes
+    /// `String`s and cannot pass them), in this instance's keychain directory and working
+    /// directory, with `input` on standard input.
+    func run(rawArguments: [[UInt8]], input: [UInt8] = []) throws -> ToolRun {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("security-raw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inputPath = directory.appendingPathComponent("stdin").path
+        let outputPath = directory.appendingPathComponent("stdout").path
+        let errorPath = directory.appendingPathComponent("stderr").path
+        try Data(input).write(to: URL(fileURLWithPath: inputPath))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Not in the Glibc module map: looked up in libc, as `PseudoTerminal` does.
+        typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else {
+            throw CocoaError(.featureUnsupported)
+        }
+        _ = unsafeBitCast(symbol, to: AddChangeDirectory.self)(&actions, home)
+
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        environment["KEYCHAIN_ENTITLEMENTS"] = nil
+        let executable = SecurityBinary.executableURL.path
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Array(executable.utf8)] + rawArguments).map { bytes in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+            for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+            copy[bytes.count] = 0
+            return copy
+        } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { $0?.deallocate() }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let started = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        guard started == 0 else { throw CocoaError(.executableLoad) }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        let output = try Data(contentsOf: URL(fileURLWithPath: outputPath))
+        let error = try Data(contentsOf: URL(fileURLWithPath: errorPath))
+        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return ToolRun(status: exitStatus, outputBytes: [UInt8](output), error: String(decoding: error, as: UTF8.self))
     }
 }
