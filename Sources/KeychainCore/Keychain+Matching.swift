@@ -60,6 +60,10 @@ extension Keychain {
         func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
             var row = row
             let record: ItemRecord?
+            // What the row shows in the clear rules it out before any key is needed, so a row of
+            // a locked class that cannot match never stops the walk (Apple's query filters on its
+            // clear `pdmn` column the same way).
+            if scanning && Self.clearlyExcludes(row, request) { return true }
             do {
                 if scanning {
                     // A scan rules out most rows from their criteria before decoding them (nil,
@@ -193,6 +197,14 @@ extension Keychain {
             missing += max(0, (root?.count(of: itemClass) ?? scanned + 1) - scanned)
         }
         return (rows.sorted { $0.rowID < $1.rowID }, Int(missing))
+    }
+
+    /// Whether a row fails one of `request`'s criteria on what it stores in the clear: its
+    /// protection class (`kSecAttrAccessible`), the only attribute kept outside the sealed record
+    /// (an opened record's `pdmn` must equal it, so the answer is the same as after decrypting).
+    static func clearlyExcludes(_ row: StoredRow, _ request: ItemRequest) -> Bool {
+        guard case .string(let wanted)? = request.attributes["pdmn"] else { return false }
+        return wanted != row.keyClass
     }
 
     /// Whether an encoded record certainly fails one of `request`'s attribute criteria, judged
