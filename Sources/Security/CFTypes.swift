@@ -26,6 +26,8 @@ public typealias CFBoolean = NSNumber
 public typealias CFDate = NSDate
 /// `CFError`, as `NSError`.
 public typealias CFError = NSError
+/// `CFNull`, as `NSNull`.
+public typealias CFNull = NSNull
 /// `CFURL`, as `NSURL`.
 public typealias CFURL = NSURL
 /// `CFAllocator`: allocators are not configurable here; pass `nil` or `kCFAllocatorDefault`.
@@ -39,15 +41,21 @@ public typealias OSStatus = Int32
 /// `FourCharCode`: four ASCII bytes packed big-endian into 32 bits.
 public typealias FourCharCode = UInt32
 
-/// The default allocator (`nil`, as on Apple platforms in practice).
-nonisolated(unsafe) public let kCFAllocatorDefault: CFAllocator? = nil
-/// `kCFBooleanTrue`.
-public let kCFBooleanTrue: CFBoolean = NSNumber(value: true)
-/// `kCFBooleanFalse`.
-public let kCFBooleanFalse: CFBoolean = NSNumber(value: false)
-/// `kCFNull`.
-public let kCFNull: NSNull = NSNull()
-/// The error domain of `CFError`s that carry an `OSStatus` (`kCFErrorDomainOSStatus`).
-nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFString = "NSOSStatusErrorDomain"
+// The Core Foundation constants, declared as Apple's SDK imports them into Swift: the headers
+// declare them outside any nullability-audited region (`CF_EXPORT const CFBooleanRef
+// kCFBooleanTrue;`), so each is an implicitly unwrapped optional. Client code therefore writes
+// both `kCFBooleanTrue` and `kCFBooleanTrue!`, and both must compile here as they do there.
+
+/// The default allocator: `nil`, as on Apple platforms (`let kCFAllocatorDefault: CFAllocator!`).
+nonisolated(unsafe) public let kCFAllocatorDefault: CFAllocator! = nil
+/// The true `CFBoolean` (`let kCFBooleanTrue: CFBoolean!`).
+public let kCFBooleanTrue: CFBoolean! = NSNumber(value: true)
+/// The false `CFBoolean` (`let kCFBooleanFalse: CFBoolean!`).
+public let kCFBooleanFalse: CFBoolean! = NSNumber(value: false)
+/// The null object (`let kCFNull: CFNull!`).
+public let kCFNull: CFNull! = NSNull()
+/// The error domain of `CFError`s that carry an `OSStatus`
+/// (`let kCFErrorDomainOSStatus: CFErrorDomain!`).
+nonisolated(unsafe) public let kCFErrorDomainOSStatus: CFErrorDomain! = "NSOSStatusErrorDomain"
 /// `noErr`: success.
 public let noErr: OSStatus = 0

@@ -1,66 +1,117 @@
 import KeychainCore
 
 /// Converts CF/Foundation dictionaries into the engine's typed request values.
+///
+/// Containers are read one level at a time from the objects Foundation stores, never through
+/// Foundation's bridging to Swift collections (which converts a nested value whole, recursively),
+/// and no deeper than `RequestValue.maximumNestingDepth`: a deeper value, or a container that
+/// holds itself, is `errSecParam` before anything below the limit is read.
 enum RequestBridge {
-    /// The entries of a SecItem dictionary.
+    /// The entries of a SecItem dictionary (nesting level 1).
     ///
-    /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name anything).
+    /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name
+    ///   anything), or for a value nested deeper than `RequestValue.maximumNestingDepth`.
     static func dictionary(_ dictionary: CFDictionary) throws -> RequestEntries {
-        // Linux Foundation's `allKeys` and `allValues` hand out the stored objects themselves, in
-        // the order of the one storage both walk; `enumerateKeysAndObjects`, subscripts and Swift
-        // bridging first convert every value to a Swift type (an `NSData` byte by byte), which
-        // cost more than the lookup itself. Dictionaries of other classes keep the general path.
-        guard type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self else {
-            return try enumerated(dictionary)
-        }
-        let keys = dictionary.allKeys
-        let values = dictionary.allValues
-        guard keys.count == values.count else { return try enumerated(dictionary) }
         var entries = RequestEntries()
-        entries.reserveCapacity(keys.count)
-        for index in keys.indices {
-            let key: NSString
-            if type(of: keys[index]) == NSString.self {
-                key = keys[index] as! NSString
-            } else {
-                guard let string = keys[index] as? NSString else { throw KeychainError.param("a dictionary key is not a string") }
-                key = string
-            }
-            // Objects of other kinds (Swift values boxed by Foundation) are read bridged.
-            entries.append(String(key), storedObject(values[index]) ?? dictionary.object(forKey: key).map { value($0) } ?? .null)
-        }
+        entries.reserveCapacity(dictionary.count)
+        let complete = try forEachEntry(of: dictionary, level: 1) { name, value in entries.append(name, value) }
+        guard complete else { throw KeychainError.param("a dictionary key is not a string") }
         return entries
     }
 
-    /// The entries of any dictionary, read through Foundation's bridging enumeration.
-    private static func enumerated(_ dictionary: CFDictionary) throws -> RequestEntries {
-        var entries = RequestEntries()
-        entries.reserveCapacity(dictionary.count)
-        var nonStringKey = false
-        dictionary.enumerateKeysAndObjects { key, value, stop in
-            guard let name = key as? String else {
-                nonStringKey = true
-                stop.pointee = true
-                return
+    /// Calls `body` with each entry of `dictionary` (at nesting `level`), its value converted.
+    ///
+    /// - Returns: false, having stopped, at the first key that is not a string.
+    /// - Throws: `errSecParam` when `level` or a value inside is past the nesting limit.
+    private static func forEachEntry(
+        of dictionary: NSDictionary, level: Int, _ body: (String, RequestValue) throws -> Void
+    ) throws -> Bool {
+        try checkLevel(level)
+        // Linux Foundation's `allKeys` and `allValues` hand out the stored objects themselves,
+        // in the order of the one storage both walk; subscripts, enumeration and Swift bridging
+        // first convert every value to a Swift type (an `NSData` byte by byte, a nested
+        // container whole). Dictionaries of other classes are read through their primitive
+        // accessors, which their subclass defines.
+        if type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self {
+            for (key, stored) in zip(dictionary.allKeys, dictionary.allValues) {
+                guard let name = name(key) else { return false }
+                let value = try self.value(stored: stored as AnyObject, level: level + 1) {
+                    dictionary.object(forKey: name as NSString)
+                }
+                try body(name, value)
             }
-            entries.append(name, self.value(value))
+            return true
         }
-        if nonStringKey { throw KeychainError.param("a dictionary key is not a string") }
-        return entries
+        let enumerator = dictionary.keyEnumerator()
+        while let key = enumerator.nextObject() {
+            guard let name = name(key) else { return false }
+            guard let object = dictionary.object(forKey: name as NSString) else { continue }
+            try body(name, try value(object, level: level + 1))
+        }
+        return true
+    }
+
+    /// A dictionary key as a string; nil for a key of another type.
+    private static func name(_ key: Any) -> String? {
+        if type(of: key) == NSString.self { return String(key as! NSString) }
+        return (key as? NSString).map(String.init) ?? key as? String
+    }
+
+    /// The elements of `array` (at nesting `level`), converted.
+    private static func elements(of array: NSArray, level: Int) throws -> [RequestValue] {
+        try checkLevel(level)
+        var values: [RequestValue] = []
+        values.reserveCapacity(array.count)
+        // Arrays of other classes are read through their primitive accessor, which their
+        // subclass defines (Core Foundation would call it too, and keep what it returns).
+        guard type(of: array) === NSArray.self || type(of: array) === NSMutableArray.self else {
+            for index in 0..<array.count { values.append(try value(array.object(at: index), level: level + 1)) }
+            return values
+        }
+        for (index, object) in StoredObjects.elements(of: array).enumerated() {
+            values.append(try value(stored: object, level: level + 1) { array.object(at: index) })
+        }
+        return values
+    }
+
+    /// A dictionary nested in a request (at nesting `level`); `.object` when a key is not a string.
+    private static func nested(_ dictionary: NSDictionary, level: Int) throws -> RequestValue {
+        var entries: [String: RequestValue] = [:]
+        let complete = try forEachEntry(of: dictionary, level: level) { name, value in entries[name] = value }
+        return complete ? .dictionary(entries) : .object(typeName: "dictionary with non-string keys")
+    }
+
+    /// - Throws: `errSecParam` when a container at `level` would be past the nesting limit.
+    private static func checkLevel(_ level: Int) throws {
+        guard level <= RequestValue.maximumNestingDepth else {
+            throw KeychainError.param("a value is nested more than \(RequestValue.maximumNestingDepth) levels deep")
+        }
     }
 
     /// The class of the `NSNumber`s that hold booleans (a private subclass).
     private static let booleanClass: Any.Type = type(of: NSNumber(value: true))
 
-    /// A stored Foundation object of the common kinds (string, number, data, date, null),
-    /// classified without bridging; nil for other kinds.
-    private static func storedObject(_ object: Any) -> RequestValue? {
+    /// A value as its container stores it, at nesting `level` if it is a container itself.
+    /// `bridged` reads the same value through Foundation, for Swift values it keeps boxed
+    /// (`SecKey`, `SecAccessControl`, …); it is called only for objects of other classes than
+    /// the Foundation ones read here, which hold no nested containers to convert.
+    private static func value(stored object: AnyObject, level: Int, bridged: () -> Any?) throws -> RequestValue {
+        if let scalar = scalar(object) { return scalar }
+        if let array = object as? NSArray { return .array(try elements(of: array, level: level)) }
+        if let dictionary = object as? NSDictionary { return try nested(dictionary, level: level) }
+        guard let value = bridged() else { return .null }
+        return try self.value(value, level: level)
+    }
+
+    /// A Foundation object of the common kinds (string, number, data, date, null), classified
+    /// without bridging; nil for other kinds.
+    private static func scalar(_ object: AnyObject) -> RequestValue? {
         // The usual classes are recognised by identity first: a cast that fails costs more than
         // one that succeeds (the runtime then looks for boxed Swift values and bridges).
-        let type = type(of: object)
-        if type == NSString.self { return .string(String(object as! NSString)) }
-        if type == NSNumber.self || type == booleanClass { return number(object as! NSNumber) }
-        if type == NSData.self {
+        let objectType: AnyObject.Type = type(of: object)
+        if objectType == NSString.self { return .string(String(object as! NSString)) }
+        if objectType == NSNumber.self || objectType == booleanClass { return number(object as! NSNumber) }
+        if objectType == NSData.self {
             let data = object as! NSData
             return .data(Data(bytes: data.bytes, count: data.length))
         }
@@ -74,8 +125,9 @@ enum RequestBridge {
         }
     }
 
-    /// One value, classified by its Foundation type.
-    static func value(_ value: Any) -> RequestValue {
+    /// A value handed out by Foundation (possibly a Swift value), at nesting `level` if it is a
+    /// container.
+    private static func value(_ value: Any, level: Int) throws -> RequestValue {
         // Data first: bridging it to NSData and back copies byte by byte on Linux Foundation.
         if let data = value as? Data { return .data(data) }
         let object = value as AnyObject
@@ -88,27 +140,12 @@ enum RequestBridge {
             return .reference(.certificate(certificate.certificate))
         case let identity as SecIdentity:
             return .reference(.identity(identity.identity))
-        case let number as NSNumber:
-            return self.number(number)
-        case let string as NSString:
-            return .string(String(string))
-        case let data as NSData:
-            return .data(Data(bytes: data.bytes, count: data.length))
-        case let date as NSDate:
-            return .date(Date(timeIntervalSinceReferenceDate: date.timeIntervalSinceReferenceDate))
-        case is NSNull:
-            return .null
         case let array as NSArray:
-            return .array(array.map { self.value($0) })
+            return .array(try elements(of: array, level: level))
         case let dictionary as NSDictionary:
-            var entries: [String: RequestValue] = [:]
-            for (key, value) in dictionary {
-                guard let name = key as? String else { return .object(typeName: "dictionary with non-string keys") }
-                entries[name] = self.value(value)
-            }
-            return .dictionary(entries)
+            return try nested(dictionary, level: level)
         default:
-            return .object(typeName: String(describing: type(of: object)))
+            return scalar(object) ?? .object(typeName: String(describing: type(of: object)))
         }
     }
 

@@ -51,8 +51,8 @@ struct DictionaryFuzzer {
         kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
         kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleAfterFirstUnlock, kSecAttrSynchronizableAny,
         kSecMatchLimitOne, kSecMatchLimitAll, kSecAttrProtocolHTTPS, kSecAttrKeyTypeRSA, kSecAttrKeyClassPrivate,
-        kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip, "protected", "fuzz", kCFBooleanTrue, kCFBooleanFalse,
-        kCFNull,
+        kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip, "protected", "fuzz", kCFBooleanTrue!, kCFBooleanFalse!,
+        kCFNull!,
     ] }
 
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }

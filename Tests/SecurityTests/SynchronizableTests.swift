@@ -69,7 +69,7 @@ struct SynchronizableTests {
             #expect(count(merged(all, [kSecAttrSynchronizable as String: true])) == 1)
             #expect(count(merged(all, [kSecAttrSynchronizable as String: false])) == 1)
             #expect(attributes(merged(all, [kSecAttrSynchronizable as String: true]))?[kSecAttrAccount as String] as? String == "synced")
-            #expect(attributes(merged(all, [kSecAttrSynchronizable as String: kCFBooleanFalse]))?[kSecAttrAccount as String] as? String == "local")
+            #expect(attributes(merged(all, [kSecAttrSynchronizable as String: kCFBooleanFalse!]))?[kSecAttrAccount as String] as? String == "local")
             #expect(secret(genericPassword(account: "synced")) == Data("secret".utf8))
         }
     }
@@ -125,7 +125,7 @@ struct SynchronizableTests {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(account: "a", [kSecAttrSynchronizable as String: 1])) == errSecSuccess)
             #expect(add(newGenericPassword(account: "b", [kSecAttrSynchronizable as String: "1"])) == errSecSuccess)
-            #expect(add(newGenericPassword(account: "c", [kSecAttrSynchronizable as String: kCFBooleanTrue])) == errSecSuccess)
+            #expect(add(newGenericPassword(account: "c", [kSecAttrSynchronizable as String: kCFBooleanTrue!])) == errSecSuccess)
             #expect(count([kSecClass as String: kSecClassGenericPassword, kSecAttrSynchronizable as String: true]) == 3)
             #expect(add(newGenericPassword(account: "d", [kSecAttrSynchronizable as String: "yes"])) == errSecParam)
             #expect(add(newGenericPassword(account: "e", [kSecAttrSynchronizable as String: Data([1])])) == errSecParam)

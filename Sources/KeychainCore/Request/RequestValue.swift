@@ -27,6 +27,14 @@ public enum RequestValue: Sendable {
     /// An object the engine does not interpret (for example an `LAContext`); `typeName` names it in errors.
     case object(typeName: String)
 
+    /// How deeply a request may nest: the request dictionary is level 1, an array or dictionary
+    /// inside it level 2, and so on. A request with a container deeper than this is
+    /// `errSecParam`, refused before anything below that level is read, so that no caller
+    /// input, not even a container that holds itself, can exhaust a thread's stack (512 KiB on
+    /// a secondary thread). Apple's dictionaries nest two or three levels
+    /// (`kSecPrivateKeyAttrs`, `kSecMatchIssuers`).
+    public static let maximumNestingDepth = 32
+
     /// A short name of the value's type, for error reasons (never the value itself).
     var typeDescription: String {
         switch self {

@@ -6,12 +6,18 @@ import Foundation
 /// (a) SecItem dictionaries with random keys, value types and nesting.
 ///
 /// Each input builds a Foundation dictionary (strings, data, booleans, integers of every width,
-/// reals, dates, nulls, arrays, nested dictionaries, non-string keys, access-control objects),
-/// bridges it as the SecItem functions do, parses it for all four operations and as an update's
-/// changes for every class, and runs parsed searches on a small keychain. Properties:
+/// reals, dates, nulls, arrays, nested dictionaries, non-string keys, access-control objects,
+/// chains of containers around and far past the nesting limit, containers that hold
+/// themselves), bridges it as the SecItem functions do, parses it for all four operations and
+/// as an update's changes for every class, and runs parsed searches on a small keychain.
+/// Properties:
 /// - nothing crashes; every failure is a `KeychainError` (an `OSStatus`);
+/// - a request nested past `RequestValue.maximumNestingDepth` (or holding itself) is
+///   `errSecParam`, and one within the limit whose keys are strings bridges;
 /// - a parsed add names only attributes its class has;
-/// - a search's results bridge to CF objects.
+/// - a search's results bridge to CF objects;
+/// - the keychain the searches run on opens and holds its items: an input that finds it missing
+///   fails, so that a run whose keychain is broken cannot pass without its search checks.
 enum SecItemDictionaryFuzzer {
     static let keys: [String] = {
         var keys = AttributeCatalog.attributes.map(\.name)
@@ -27,38 +33,91 @@ enum SecItemDictionaryFuzzer {
         "example.com", "http", "htps", "dflt", "a", "ü", "\u{0}",
     ]
 
+    /// The nesting limit the bridge enforces (the request dictionary is level 1).
+    static let limit = RequestValue.maximumNestingDepth
+
+    /// How deep a chain of containers goes: around the limit, and far past it.
+    static let chainLevels = [2, limit - 1, limit, limit + 1, limit + 2, 2 * limit, 1_500, 10_000]
+
     /// Where the keychain lives (removed when the process exits).
     static let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-secitem-\(getpid())").path
 
-    /// A keychain with a few items, opened once per process.
-    static let keychain: Keychain? = {
+    /// The generic and internet passwords the keychain holds.
+    static let storedItems: [(ItemClass, String)] = [(.genericPassword, "s0"), (.internetPassword, "s1"), (.genericPassword, "s2")]
+
+    /// A keychain with a few items, opened once per process; the reason when it cannot be opened
+    /// or does not hold its items.
+    static let keychain: Result<Keychain, FuzzFailure> = {
         atexit { try? FileManager.default.removeItem(atPath: SecItemDictionaryFuzzer.directory) }
-        guard let keychain = try? Keychain.open(path: directory + "/fuzz.keychain-db") else { return nil }
-        for (index, itemClass) in [ItemClass.genericPassword, .internetPassword, .genericPassword].enumerated() {
-            var request = ItemRequest(itemClass: itemClass)
-            request.attributes = ["acct": .string("a"), "labl": .string("l\(index)")]
-            request.attributes[itemClass == .genericPassword ? "svce" : "srvr"] = .string("s\(index)")
-            request.secret = Data("secret-\(index)".utf8)
-            _ = try? keychain.add(request, context: context)
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let keychain = try Keychain.open(path: directory + "/fuzz.keychain-db")
+            for (index, (itemClass, server)) in storedItems.enumerated() {
+                var request = ItemRequest(itemClass: itemClass)
+                request.attributes = ["acct": .string("a"), "labl": .string("l\(index)")]
+                request.attributes[itemClass == .genericPassword ? "svce" : "srvr"] = .string(server)
+                request.secret = Data("secret-\(index)".utf8)
+                _ = try keychain.add(request, context: context)
+            }
+            for itemClass in [ItemClass.genericPassword, .internetPassword] {
+                var search = ItemRequest(itemClass: itemClass)
+                search.matchLimit = .all
+                let found = try keychain.search(search, context: context).count
+                let stored = storedItems.filter { $0.0 == itemClass }.count
+                guard found == stored else {
+                    return .failure(FuzzFailure("the fuzz keychain holds \(found) of its \(stored) \(itemClass) items"))
+                }
+            }
+            return .success(keychain)
+        } catch {
+            return .failure(FuzzFailure("the fuzz keychain could not be opened or filled: \(error)"))
         }
-        return keychain
     }()
 
     static let context = AccessContext(accessGroups: ["fuzz", "*"])
 
     static func run(_ input: inout FuzzInput) throws {
+        let keychain = try keychain.get()
+        var built = Built()
+        defer { built.dismantle() }
         let dictionary = NSMutableDictionary()
+        built.containers.append(dictionary)
+        var stringKeys = true
+        var used: Set<AnyHashable> = []
         for _ in 0..<input.below(10) {
-            let key: AnyHashable =
-                input.below(16) == 0 ? AnyHashable(NSNumber(value: input.below(4))) : AnyHashable(input.text(keys, maximum: 12))
-            dictionary.setObject(value(&input, depth: 0), forKey: key)
+            let key: AnyHashable
+            if input.below(16) == 0 {
+                key = AnyHashable(NSNumber(value: input.below(4)))
+            } else {
+                key = AnyHashable(input.text(keys, maximum: 12))
+            }
+            // A key given twice would replace its value, and with it what `built` recorded.
+            guard used.insert(key).inserted else { continue }
+            if key.base is NSNumber { stringKeys = false }
+            dictionary.setObject(value(&input, level: 2, &built), forKey: key)
         }
+        if input.below(16) == 0 {
+            // The request dictionary inside itself (under a key of its own: replacing a value
+            // would leave `built` describing what is no longer there).
+            var name = "self"
+            while used.contains(AnyHashable(name)) { name += "+" }
+            dictionary.setObject(dictionary, forKey: name as NSString)
+            built.holdsItself = true
+        }
+        let tooDeep = built.holdsItself || built.deepestLevel > limit
         let entries: RequestEntries
         do {
             entries = try RequestBridge.dictionary(dictionary)
         } catch let error as KeychainError {
-            _ = error.status
+            if !tooDeep && stringKeys {
+                throw FuzzFailure("a request \(built.deepestLevel) levels deep with string keys was refused: \(error)")
+            }
+            if error.status != errSecParam { throw FuzzFailure("a malformed request gave \(error.status), not errSecParam") }
             return
+        }
+        if tooDeep {
+            throw FuzzFailure("a request \(built.holdsItself ? "holding itself" : "\(built.deepestLevel) levels deep") was accepted")
         }
         for operation in [ItemOperation.add, .copyMatching, .update, .delete] {
             do {
@@ -68,7 +127,7 @@ enum SecItemDictionaryFuzzer {
                         throw FuzzFailure("an add for \(request.itemClass) was parsed with attribute \(name)")
                     }
                 }
-                if operation == .copyMatching { try search(request) }
+                if operation == .copyMatching { try search(request, in: keychain) }
             } catch is KeychainError {
                 continue
             }
@@ -82,15 +141,36 @@ enum SecItemDictionaryFuzzer {
         }
     }
 
-    private static func search(_ request: ItemRequest) throws {
-        guard let keychain, request.persistentReference == nil || request.itemClass != .identity else { return }
+    private static func search(_ request: ItemRequest, in keychain: Keychain) throws {
+        guard request.persistentReference == nil || request.itemClass != .identity else { return }
         let results = try keychain.search(request, context: context)
         _ = ResultBridge.object(results, returns: request.returns, limit: request.matchLimit ?? .one)
     }
 
-    /// A value of a random Foundation type.
-    static func value(_ input: inout FuzzInput, depth: Int) -> Any {
-        switch input.below(depth < 3 ? 14 : 11) {
+    /// What one input built: every container (so that it can be taken apart one level at a time,
+    /// which also breaks a container that holds itself), the deepest nesting level reached, and
+    /// whether a container holds itself.
+    struct Built {
+        var containers: [AnyObject] = []
+        var deepestLevel = 1
+        var holdsItself = false
+
+        /// Empties every container while `containers` still holds them all, so that releasing
+        /// them frees one level at a time (a long chain released from the top would recurse
+        /// once per level) and no cycle survives.
+        mutating func dismantle() {
+            for container in containers {
+                (container as? NSMutableArray)?.removeAllObjects()
+                (container as? NSMutableDictionary)?.removeAllObjects()
+            }
+            containers.removeAll()
+        }
+    }
+
+    /// A value of a random Foundation type, to be stored at nesting `level` (a container there is
+    /// at that level; the request dictionary is level 1).
+    static func value(_ input: inout FuzzInput, level: Int, _ built: inout Built) -> Any {
+        switch input.below(level < 5 ? 16 : 11) {
         case 0: return input.text(strings) as NSString
         case 1: return Data(input.blob())
         case 2: return NSNumber(value: input.bool())
@@ -112,15 +192,64 @@ enum SecItemDictionaryFuzzer {
             else { return NSNull() }
             return SecAccessControl(policy: policy)
         case 11:
-            return (0..<input.below(4)).map { _ in value(&input, depth: depth + 1) } as NSArray
+            let array = NSMutableArray()
+            built.enter(array, level: level)
+            for _ in 0..<input.below(4) { array.add(value(&input, level: level + 1, &built)) }
+            return array
         case 12:
             let nested = NSMutableDictionary()
+            built.enter(nested, level: level)
+            var used: Set<String> = []
             for _ in 0..<input.below(4) {
-                nested.setObject(value(&input, depth: depth + 1), forKey: input.text(keys, maximum: 8) as NSString)
+                let key = input.text(keys, maximum: 8)
+                guard used.insert(key).inserted else { continue }
+                nested.setObject(value(&input, level: level + 1, &built), forKey: key as NSString)
             }
             return nested
+        case 13, 14:
+            return chain(&input, level: level, &built)
         default:
             return NSObject()
         }
+    }
+
+    /// A chain of arrays and dictionaries, each holding the next, from `level` down to a depth
+    /// around or far past the limit (built one level at a time); the innermost holds a random
+    /// value, or the chain's outermost container (a container that holds itself).
+    static func chain(_ input: inout FuzzInput, level: Int, _ built: inout Built) -> AnyObject {
+        let deepest = max(input.pick(chainLevels), level)
+        let pattern = input.byte()
+        let innermost = value(&input, level: deepest + 1, &built)
+        var inner: AnyObject = innermost as AnyObject
+        var innermostContainer: AnyObject?
+        for current in stride(from: deepest, through: level, by: -1) {
+            let container: AnyObject
+            if pattern & (1 << (current % 8)) == 0 {
+                let array = NSMutableArray()
+                array.add(inner)
+                container = array
+            } else {
+                let dictionary = NSMutableDictionary()
+                dictionary.setObject(inner, forKey: input.text(keys, maximum: 8) as NSString)
+                container = dictionary
+            }
+            if innermostContainer == nil { innermostContainer = container }
+            built.enter(container, level: current)
+            inner = container
+        }
+        if input.below(8) == 0, let innermostContainer {
+            (innermostContainer as? NSMutableArray)?.add(inner)
+            (innermostContainer as? NSMutableDictionary)?.setObject(inner, forKey: "loop" as NSString)
+            built.holdsItself = true
+        }
+        return inner
+    }
+}
+
+extension SecItemDictionaryFuzzer.Built {
+    /// Records `container`, created at nesting `level`.
+    mutating func enter(_ container: AnyObject, level: Int) {
+        containers.append(container)
+        deepestLevel = max(deepestLevel, level)
     }
 }
