@@ -42,14 +42,29 @@ enum ToolError: Error, Equatable {
     /// An API failure from whatever the engine threw: a `KeychainError`'s status, or
     /// errSecInternalComponent for anything else. A refused file (errSecWrPerm, exit 195) adds
     /// the lines `unsafeFileLines` prints.
+    ///
+    /// A damaged keychain or item (errSecDecode, errSecInvalidKeychain) adds the engine's reason
+    /// on a line of its own (`security: the keychain is damaged: …`): reasons name what is
+    /// damaged, never a value, and the status's text alone does not say it.
     static func api(_ api: String, _ error: any Error) -> ToolError {
         if let failure = error as? ToolError { return failure }
         if let keychainError = error as? KeychainError {
-            guard keychainError.unsafeFile != nil else { return .status(keychainError.status, api: api) }
-            let message = (ToolError.status(keychainError.status, api: api).message ?? "") + unsafeFileLines(keychainError)
-            return .failed(result: keychainError.status, message: message)
+            let statusLine = ToolError.status(keychainError.status, api: api).message ?? ""
+            if keychainError.unsafeFile != nil {
+                return .failed(result: keychainError.status, message: statusLine + unsafeFileLines(keychainError))
+            }
+            if keychainError.code == .decode || keychainError.code == .invalidKeychain {
+                return .failed(result: keychainError.status, message: statusLine + damageLine(keychainError.reason))
+            }
+            return .status(keychainError.status, api: api)
         }
         return .status(errSecInternalComponent, api: api)
+    }
+
+    /// `security: the keychain is damaged: <reason>` (the prefix once, when the reason lacks it).
+    static func damageLine(_ reason: String) -> String {
+        let prefix = "the keychain is damaged"
+        return "security: " + (reason.hasPrefix(prefix) ? reason : "\(prefix): \(reason)") + "\n"
     }
 
     /// For an error refusing a file that is not private: `security: <path>: <what is wrong>`

@@ -96,6 +96,8 @@ struct WriteAheadLogTests {
         }
         #expect(error?.code == .invalidKeychain)
         #expect(error?.reason.contains("damaged") == true)
+        // Nothing was written to it: the damaged file stays as it was found.
+        #expect(FileSystem.size(of: path) == 0 && !FileManager.default.fileExists(atPath: path + "-wal"))
         // The same when the database file is missing altogether and creation is allowed.
         try FileManager.default.removeItem(atPath: path)
         #expect(status { _ = try Keychain.open(path: path, options: TemporaryKeychain.options) } == .invalidKeychain)

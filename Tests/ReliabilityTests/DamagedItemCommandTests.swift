@@ -31,8 +31,55 @@ struct DamagedItemCommandTests {
         #expect(try security("find-generic-password", "-a", "two", "-s", "svc", "-w").output == "second-secret\n")
         let dump = try security("dump-keychain", "-d")
         #expect(dump.exitCode == 0 && dump.output.contains("second-secret") && !dump.output.contains("first-secret"))
-        // The command prints the item it deletes, which it cannot read (SecItemDelete removes it).
-        #expect(try security("delete-generic-password", "-a", "one", "-s", "svc").exitCode == 93)
+        // The command prints the item it deletes, which it cannot read; SecItemDelete removes it.
+        let delete = try security("delete-generic-password", "-a", "one", "-s", "svc")
+        #expect(delete.exitCode == 93 && delete.error.contains("security: the damaged item was deleted"), "\(delete.error)")
         #expect(try security("delete-generic-password", "-a", "two", "-s", "svc").exitCode == 0)
+    }
+}
+
+/// Rows removed behind the keychain's back, and a database that lost its contents, through the
+/// `security` command: reported as damage, never as absence or as a new empty keychain.
+@Suite("Removed rows and lost databases through the security command")
+struct RemovedRowCommandTests {
+    @Test("a removed row: find exits 93 saying the keychain is damaged, dump-keychain warns, delete by key ends the damage")
+    func removedRow() throws {
+        let directory = try TemporaryDirectory("removed-cli")
+        let home = directory.file("home")
+        func security(_ arguments: String...) throws -> ChildProcess {
+            try Executables.runSecurity(arguments, home: home, in: directory.path)
+        }
+        #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "first-secret").exitCode == 0)
+        #expect(try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "second-secret").exitCode == 0)
+        let connection = try SQLiteConnection(path: home + "/swift-keychain/login.keychain-db")
+        try connection.execute("DELETE FROM items WHERE rowid = 1")
+
+        let find = try security("find-generic-password", "-a", "one", "-s", "svc", "-w")
+        #expect(find.exitCode == 93, "\(find.error)")
+        #expect(find.error.contains("security: the keychain is damaged"), "\(find.error)")
+        let dump = try security("dump-keychain", "-d")
+        #expect(dump.exitCode == 0 && dump.output.contains("second-secret"))
+        #expect(dump.error.contains("is damaged: 1 item is missing from its database"), "\(dump.error)")
+        // The command prints the item it deletes, which it cannot read; SecItemDelete removes it.
+        let delete = try security("delete-generic-password", "-a", "one", "-s", "svc")
+        #expect(delete.exitCode == 93 && delete.error.contains("security: the damaged item was deleted"), "\(delete.error)")
+        #expect(try security("find-generic-password", "-a", "one", "-s", "svc", "-w").exitCode == 44)
+        #expect(try security("dump-keychain").error.isEmpty)
+    }
+
+    @Test("a database copied without its -wal file before anything reached it: security says the keychain is damaged, and creates nothing")
+    func lostDatabase() throws {
+        let directory = try TemporaryDirectory("lost-database-cli")
+        let home = directory.file("home")
+        let database = home + "/swift-keychain/login.keychain-db"
+        #expect(try Executables.runSecurity(["add-generic-password", "-a", "one", "-s", "svc", "-w", "secret"], home: home, in: directory.path).exitCode == 0)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
+        #expect(truncate(database, 0) == 0)
+        let find = try Executables.runSecurity(["find-generic-password", "-a", "one", "-s", "svc"], home: home, in: directory.path)
+        #expect(find.exitCode == 49, "\(find.error)")
+        #expect(find.error.contains("the keychain is damaged: its keybag exists but its database holds nothing"), "\(find.error)")
+        let add = try Executables.runSecurity(["add-generic-password", "-a", "two", "-s", "svc", "-w", "x"], home: home, in: directory.path)
+        #expect(add.exitCode == 49)
+        #expect((try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) == 0)
     }
 }

@@ -129,6 +129,8 @@ final class KeychainStore: Sendable {
     static func hasSchema(path: String) throws -> Bool {
         guard FileSystem.exists(path) else { return false }
         try FileSystem.requirePrivate(path: path, role: .database)
+        // An empty file without a log holds nothing (and opening it would write a header).
+        if FileSystem.size(of: path) == 0 && (FileSystem.size(of: path + "-wal") ?? 0) == 0 { return false }
         do {
             return try version(in: try openConnection(path: path)) != 0
         } catch let error as SQLiteError {

@@ -54,7 +54,24 @@ struct DeletePasswordCommand: CommandDefinition {
         let keychains = try KeychainSession.searchList(options.keychains)
         var request = options.searchRequest(kind)
         request.returns = [.attributes]
-        let (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation)
+        // A damaged match cannot be printed, but the query that names it still deletes it
+        // (SecItemDelete removes a damaged item named by its key): the damage is reported, and
+        // ended.
+        var removedDamage = false
+        let (item, keychain): (ItemResult, Keychain)
+        do {
+            (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation) { damaged in
+                var removal = request
+                removal.returns = []
+                let context = try KeychainSession.context(api: "SecKeychainItemDelete")
+                removedDamage = (try? KeychainSession.unlockingIfNeeded(damaged, for: invocation) {
+                    try damaged.delete(removal, context: context)
+                }) != nil
+            }
+        } catch let failure as ToolError where removedDamage {
+            throw ToolError.failed(
+                result: failure.result, message: (failure.message ?? "") + "security: the damaged item was deleted\n")
+        }
 
         invocation.console.writeOutput(ItemPrinter.render(item, keychainPath: keychain.path))
         do {

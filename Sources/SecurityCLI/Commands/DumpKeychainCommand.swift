@@ -43,12 +43,15 @@ struct DumpKeychainCommand: CommandDefinition {
         let context = try KeychainSession.context(api: "SecKeychainSearchCreateFromAttributes")
         var dump: [UInt8] = []
         defer { SecretWiping.wipe(&dump) }
+        var warnings = ""
         for keychain in keychains {
             let items: [ItemResult]
             do {
-                items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.allItems(context: context, includingData: showData)
+                let (found, damage) = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                    try keychain.allItemsWithDamage(context: context, includingData: showData)
                 }
+                items = found
+                if !damage.isEmpty { warnings += Self.damageWarning(damage, keychain: keychain.path) }
             } catch {
                 throw ToolError.api("SecKeychainSearchCopyNext", error)
             }
@@ -62,7 +65,20 @@ struct DumpKeychainCommand: CommandDefinition {
         } else {
             invocation.console.writeOutput(dump)
         }
+        if !warnings.isEmpty { invocation.console.writeError(Array(warnings.utf8)) }
         return 0
+    }
+
+    /// What a dump says of a keychain's damage, after the items it could read.
+    static func damageWarning(_ damage: KeychainDamage, keychain: String) -> String {
+        var parts: [String] = []
+        if damage.unreadableItems > 0 {
+            parts.append("\(damage.unreadableItems) item\(damage.unreadableItems == 1 ? "" : "s") cannot be read (altered or rolled back)")
+        }
+        if damage.missingItems > 0 {
+            parts.append("\(damage.missingItems) item\(damage.missingItems == 1 ? " is" : "s are") missing from its database (removed, or lost with its -wal file)")
+        }
+        return "security: the keychain \(keychain) is damaged: " + parts.joined(separator: "; ") + "\n"
     }
 
     private static let rawDataMessage = "security: dump-keychain: -r: " + ToolError.text(for: errSecUnimplemented) + "\n"

@@ -91,7 +91,13 @@ enum PasswordSearch {
     ///
     /// - Throws: `ToolError.status(errSecItemNotFound, SecKeychainSearchCopyNext)` when no
     ///   keychain has a match; other search failures under the same API name.
-    static func first(_ request: ItemRequest, in keychains: [Keychain], for invocation: Invocation) throws -> (ItemResult, Keychain) {
+    ///
+    /// `damaged`, when given, hears of the keychain whose match is damaged (errSecDecode) before
+    /// the failure is thrown.
+    static func first(
+        _ request: ItemRequest, in keychains: [Keychain], for invocation: Invocation,
+        damaged: ((Keychain) throws -> Void)? = nil
+    ) throws -> (ItemResult, Keychain) {
         let context = try KeychainSession.context(api: api)
         for keychain in keychains {
             do {
@@ -101,6 +107,9 @@ enum PasswordSearch {
                 if let item = items.first { return (item, keychain) }
             } catch let error as KeychainError where error.code == .itemNotFound {
                 continue
+            } catch let error as KeychainError where error.code == .decode {
+                try damaged?(keychain)
+                throw ToolError.api(api, error)
             } catch {
                 throw ToolError.api(api, error)
             }
