@@ -108,8 +108,10 @@ final class Floor {
 
     /// One committed UPDATE by key plus one encrypt.
     @inline(never)
-    func update(_ index: Int) {
-        let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 3, count: blobSize))
+    func update(_ index: Int, fill: UInt8 = 3) {
+        // SQLite skips rewriting a row whose new content equals the old: each pass of updates
+        // over the same rows uses its own `fill`.
+        let blob = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: fill, count: blobSize))
         exec("BEGIN IMMEDIATE")
         bind(update, blob, Floor.key(index))
         sqlite3_step(update)
@@ -131,7 +133,7 @@ final class Floor {
     /// (the log copied into the database and truncated, so the old ciphertext is gone).
     @inline(never)
     func updateCheckpointed(_ index: Int) {
-        update(index)
+        update(index, fill: 4)
         checkpoint()
     }
 

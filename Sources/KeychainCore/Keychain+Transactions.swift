@@ -15,19 +15,19 @@ extension Keychain {
 
     /// Runs `body` in one write transaction (`BEGIN IMMEDIATE`), with current keys.
     ///
-    /// - Parameter removing: the write deletes or replaces sealed data (a delete, an update, new
-    ///   keys): after the commit the write-ahead log is checkpointed into the database and
-    ///   truncated (`KeychainStore.checkpoint`), so the old ciphertext is gone from the
-    ///   keychain's files when the call returns.
+    /// - Parameter removing: the write deletes or replaces sealed data (a delete, an update, a
+    ///   restore): a checkpoint is scheduled that copies the write-ahead log into the database
+    ///   and truncates it (`KeychainStore.scheduleCheckpoint`), so the old ciphertext is gone
+    ///   from the keychain's files within `KeychainStore.checkpointDelay` of the call returning.
     func writing<T>(removing: Bool = false, _ body: (SQLiteConnection) throws -> T) throws -> T {
-        try store.withConnection { connection in
-            let value = try connection.writeTransaction {
+        let value = try store.withConnection { connection in
+            try connection.writeTransaction {
                 try requireCurrentKeys(in: connection)
                 return try body(connection)
             }
-            if removing { store.checkpoint(using: connection) }
-            return value
         }
+        if removing { store.scheduleCheckpoint() }
+        return value
     }
 }
 

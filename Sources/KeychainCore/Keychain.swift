@@ -192,7 +192,7 @@ public final class Keychain: Sendable {
                 return try store.deletePasscodeClassRows(in: connection) > 0
             }
         }
-        if removed { store.checkpoint() }
+        if removed { store.scheduleCheckpoint() }
         try FileSystem.removeSecurely(KeychainLocation.legacyKeyFilePath(forDatabase: path))
     }
 

@@ -73,6 +73,8 @@ final class KeychainStore: Sendable {
     /// The rollback ledger's key and rules.
     let ledger: RollbackLedger
     private let pool = Mutex<[PooledConnection]>([])
+    /// Whether a checkpoint is scheduled (`scheduleCheckpoint`).
+    let checkpointPending = Mutex(false)
 
     /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
     /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for
