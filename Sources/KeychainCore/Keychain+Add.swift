@@ -3,7 +3,8 @@ import Foundation
 extension Keychain {
     /// Builds the record and sealed row `request` adds: the caller's attributes, empty defaults
     /// for omitted primary-key attributes, the default access group and accessibility, dates and
-    /// the item digest (spec D9, D15; seed 000 "Primary Keys per Class").
+    /// the item digest. The default group is the caller's first (`AccessContext`), the default
+    /// accessibility the class's (`ItemClass.defaultProtection`).
     ///
     /// - Throws: `errSecMissingEntitlement` for an access group the caller lacks; `errSecAuthFailed`
     ///   for a passcode-only item while no passcode is set; `errSecInteractionNotAllowed` when the

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Identities: not stored, but a join of a certificate and the private key whose application
-/// label equals the certificate's public-key hash (seed 000, "Identity").
+/// label equals the certificate's public-key hash (an identity has no table of its own).
 extension Keychain {
     /// Attributes an identity query applies to the certificate; the rest apply to the key (Apple).
     static let certificateSideAttributes: Set<String> = [
@@ -103,7 +103,7 @@ extension Keychain {
     }
 
     /// `SecItemDelete` for `kSecClassIdentity`: deletes each identity's certificate, and its key
-    /// unless another certificate still uses that key (Apple, `apple-semantics.md` §7.3).
+    /// unless another certificate still uses that key (Apple, `SecItem.m`).
     func deleteIdentities(_ request: ItemRequest, context: AccessContext) throws -> Int {
         try writing(removing: true) { connection in
             let pairs = try identityPairs(request, context: context, in: connection, limit: nil)

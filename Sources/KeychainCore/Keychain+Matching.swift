@@ -89,7 +89,7 @@ extension Keychain {
                 if keyed { damagedRows.append(row) }
                 return true
             }
-            // Synchronizable items cannot be fetched through persistent references (seed 000).
+            // Synchronizable items cannot be fetched through persistent references (Apple's rule).
             if request.persistentReference != nil && record.isSynchronizable { return true }
             // A row found by the token of a query that names only the primary key matches it, in
             // one of the caller's groups: the token binds both, and the record authenticated it.
@@ -221,7 +221,10 @@ extension Keychain {
         return false
     }
 
-    /// Whether `record` satisfies every criterion of `request` (spec §3.2 and D4, D5, D14).
+    /// Whether `record` satisfies every criterion of `request`: each attribute equal as `equal`
+    /// compares its kind (string attributes case-insensitively with `kSecMatchCaseInsensitive`),
+    /// the synchronizable flag as asked (both kinds when the request does not mention it), the
+    /// server under `kSecMatchHostOrSubdomainOfHost`. The secret is never a criterion.
     func matches(_ record: ItemRecord, _ request: ItemRequest) -> Bool {
         guard request.synchronizable.admits(record.isSynchronizable) else { return false }
         for (name, wanted) in request.attributes {

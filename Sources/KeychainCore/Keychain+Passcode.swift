@@ -1,6 +1,7 @@
 import Foundation
 
-/// The passcode and lock state: Data Protection's user-facing side (platform facts A.2–A.4).
+/// The passcode and lock state: Data Protection's user-facing side (which protection classes are
+/// open when, the passcode that wraps the class keys, and the delays after failed attempts).
 ///
 /// Passcode changes and failed-attempt records are written to the keybag while holding the
 /// database's write lock, so processes sharing a keychain apply them one at a time.

@@ -23,8 +23,8 @@ extension Keychain {
     /// `SecItemAdd` with `kSecValueRef` = a `SecIdentity`: adds the certificate, then the
     /// private key, with the caller's other attributes applied to each where its class has them
     /// (the label to both). A certificate or key that is already stored is tolerated as long as
-    /// the other half is new; when both exist the add is `errSecDuplicateItem` (Apple,
-    /// apple-semantics §7.3). Both halves are written in one transaction.
+    /// the other half is new; when both exist the add is `errSecDuplicateItem` (as Apple's
+    /// `SecItem.m` does it). Both halves are written in one transaction.
     func addIdentity(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         guard let identity = request.identity else { throw KeychainError.param("no identity to add") }
         var certificateAttributes = identity.certificate.itemAttributes

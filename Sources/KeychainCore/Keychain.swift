@@ -25,8 +25,8 @@ public final class Keychain: Sendable {
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
-    /// The keychain at `path`, opened once per process (a keychain created by issue 2's code is
-    /// upgraded in place the first time).
+    /// The keychain at `path`, opened once per process (a keychain in the first storage format,
+    /// version 1, is upgraded in place the first time).
     ///
     /// - Parameters:
     ///   - create: whether to create it (without a passcode) if absent; otherwise a missing

@@ -1,6 +1,9 @@
 import KeychainCore
 
-/// `SecKeyCreateRandomKey`'s parameter handling and storage (apple-semantics §8.1).
+/// `SecKeyCreateRandomKey`'s parameter handling and storage, as Apple's `SecKey.m` does it: the
+/// type picks the generator, parameters may sit at the top level or in the private/public
+/// sub-dictionaries (whose values win), the generation-only keys are dropped before storage, and
+/// each half is stored only when its parameters say `kSecAttrIsPermanent`.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = ["type", "bsiz", "private", "public"]

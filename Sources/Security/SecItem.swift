@@ -21,7 +21,7 @@ enum ProcessKeychain {
 /// `kSecAttrAccessibleAlways`).
 ///
 /// - Returns: `errSecSuccess`; `errSecDuplicateItem` when an item with the same primary key
-///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key, spec D1);
+///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key or `kSecUseItemList`);
 ///   `errSecNoSuchClass`; `errSecMissingEntitlement` for an access group the process lacks;
 ///   `errSecAuthFailed` for `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` without a passcode.
 @discardableResult
@@ -41,7 +41,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// Returns one object by default (`kSecMatchLimitOne`), or an array for any other limit. Each
 /// item is the requested part (`kSecReturnData`, `…Attributes`, `…PersistentRef`) or a
 /// dictionary when several are requested. Searches that do not mention `kSecAttrSynchronizable`
-/// match both kinds of item (spec D4).
+/// match both kinds of item, as `kSecAttrSynchronizableAny` does (Apple's daemon would add
+/// `sync = 0`; the documented default, which this keychain follows, is both).
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam`, `errSecNoSuchClass`,
 ///   `errSecMissingEntitlement`, `errSecUnimplemented` (trust-based certificate searches),
@@ -64,7 +65,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 ///
 /// - Returns: `errSecSuccess`; `errSecItemNotFound`; `errSecDuplicateItem` when a change would
 ///   collide with another item's primary key (nothing is changed); `errSecParam` for `kSecMatch…`
-///   or `kSecReturn…` keys in the query (spec D11) or an invalid change.
+///   or `kSecReturn…` keys in the query (as on iOS) or an invalid change.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     StatusMapping.run {

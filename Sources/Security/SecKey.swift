@@ -37,7 +37,7 @@ func reporting<T>(_ out: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () 
 /// Generates a key pair and returns its private key (`SecKeyCreateRandomKey`).
 ///
 /// `kSecAttrKeyType` (`kSecAttrKeyTypeECSECPrimeRandom` or `kSecAttrKeyTypeRSA`) and
-/// `kSecAttrKeySizeInBits` are required (seed 000); they and the other parameters may be at the
+/// `kSecAttrKeySizeInBits` are required (`errSecParam` without them); they and the other parameters may be at the
 /// top level or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (the sub-dictionary wins). A key
 /// whose parameters say `kSecAttrIsPermanent` is stored in the keychain, as `SecItemAdd` with
 /// `kSecValueRef` stores it (the private key's application label is the SHA-1 of the public key).

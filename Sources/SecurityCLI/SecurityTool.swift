@@ -1,5 +1,5 @@
 /// The `security` command-line tool: macOS's `security(1)` syntax, output and exit statuses
-/// over this project's keychain (spec E).
+/// over this project's keychain.
 ///
 /// `security [-hilqv] [-p prompt] [command] [command_options] [command_args]`
 ///

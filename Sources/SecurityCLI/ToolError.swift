@@ -2,7 +2,7 @@ import KeychainCore
 import Security
 
 /// Why a command stopped: the one place failures become text on standard error and exit
-/// statuses, as macOS's `security` does it (spec E.1).
+/// statuses, as macOS's `security` does it.
 ///
 /// The process's exit status is the command's result truncated to 8 bits (`main` returns the
 /// `OSStatus`): 44 for errSecItemNotFound, 45 for errSecDuplicateItem, 50 for

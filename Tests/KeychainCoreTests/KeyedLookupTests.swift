@@ -20,7 +20,7 @@ struct KeyedLookupTests {
         return request
     }
 
-    /// The secrets a lookup by key finds (unspecified synchronizable flag: both kinds, D4).
+    /// The secrets a lookup by key finds (synchronizable flag unspecified, so both kinds match).
     static func secrets(_ keychain: Keychain, _ service: String, _ account: String, limit: MatchLimit = .all) throws -> [String] {
         var request = item(service, account)
         request.returns = [.data]

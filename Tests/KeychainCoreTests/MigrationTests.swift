@@ -3,8 +3,9 @@ import Testing
 
 @_spi(Testing) @testable import KeychainCore
 
-/// The upgrade of keychains written by issue 2's code. `Tests/TestVectors/v1-keychain` holds one
-/// such keychain (database and root-key file), made by that code, and what it held.
+/// The upgrade of keychains in the project's first storage format (version 1).
+/// `Tests/TestVectors/v1-keychain` holds one such keychain (database and root-key file), made by
+/// the code that wrote that format, and what it held.
 @Suite("Version-1 keychains are upgraded in place")
 struct MigrationTests {
     static let fixture = TestVectors.directory.appendingPathComponent("v1-keychain")

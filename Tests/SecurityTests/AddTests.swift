@@ -88,7 +88,8 @@ struct NonKeyAttribute: Sendable, CustomTestStringConvertible {
         + ["labl", "pdmn", "subj", "pkhh"].map { NonKeyAttribute(itemClass: "cert", attribute: $0) }
 }
 
-/// An attribute a class does not have (spec D3).
+/// An attribute a class does not have: `errSecParam` in any dictionary (Apple's daemon says
+/// `errSecNoSuchAttr`; the documented status for the certificate case is `errSecParam`).
 struct ForeignAttribute: Sendable, CustomTestStringConvertible {
     let itemClass: String
     let attribute: String
@@ -122,7 +123,7 @@ struct ForeignAttribute: Sendable, CustomTestStringConvertible {
 
 @Suite("SecItemAdd")
 struct AddTests {
-    // MARK: Seed 000, "Tests That Prove the Class Is Right"
+    // MARK: The item-classes guide's own checks of each class
 
     @Test("Seed 000 table: add with kSecClassIdentity is errSecParam")
     func identityAddIsParam() throws {
@@ -256,7 +257,7 @@ struct AddTests {
         }
     }
 
-    // MARK: Class-invalid attributes (D3), identity (D6)
+    // MARK: Class-invalid attributes, identity
 
     @Test("An attribute the class does not have is errSecParam in every dictionary (D3)", arguments: ForeignAttribute.all)
     func foreignAttributeIsParam(foreign: ForeignAttribute) throws {
@@ -274,7 +275,7 @@ struct AddTests {
         }
     }
 
-    // MARK: Search keys in an add (D1)
+    // MARK: Search keys in an add
 
     @Test(
         "kSecMatch… keys and kSecUseItemList in SecItemAdd are errSecParam and store nothing (D1)",
@@ -290,7 +291,7 @@ struct AddTests {
         }
     }
 
-    // MARK: Defaults (D9), control keys (D13), system attributes
+    // MARK: Defaults, control keys, system attributes
 
     @Test(
         "Default accessibility: WhenUnlocked for passwords and keys, Always for certificates (D9)",
@@ -392,7 +393,7 @@ struct AddTests {
         }
     }
 
-    // MARK: Size (D16)
+    // MARK: Size
 
     @Test("A 16 MiB secret is stored and read back (D16)")
     func sixteenMebibyteSecret() throws {

@@ -2,11 +2,12 @@ import Foundation
 import Security
 import Testing
 
-/// Runs the seeds' Swift snippets (copied verbatim into SeedSnippets/) and checks the statuses
-/// and results the seeds describe.
+/// Runs the Swift snippets of three keychain guides, copied verbatim into SeedSnippets/ (`Seed000`:
+/// a guide to the item classes; `Seed003`: a Keychain Services API reference; `Seed004`: an
+/// article on the iOS keychain), and checks the statuses and results those guides describe.
 @Suite("Seed snippets")
 struct SeedSnippetTests {
-    // MARK: Seed 000
+    // MARK: Seed000, the item-classes guide
 
     @Test("Seed 000 addLicenseKey: adds once, then reports errSecDuplicateItem for the caller to update")
     func addLicenseKeySnippet() throws {
@@ -151,7 +152,7 @@ struct SeedSnippetTests {
         }
     }
 
-    // MARK: Seed 003
+    // MARK: Seed003, the API reference
 
     @Test("Seed 003 quick reference: add, read, update, read, delete")
     func quickReference() throws {
@@ -209,7 +210,7 @@ struct SeedSnippetTests {
         }
     }
 
-    // MARK: Seed 004
+    // MARK: Seed004, the iOS keychain article
 
     @Test("Seed 004 saveToken and readToken: save replaces, read returns the latest")
     func saveAndReadToken() throws {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The access groups a caller may use (spec D15): the first is the default for adds; searches
-/// cover all of them. A `*` group grants every group, as on Apple platforms.
+/// The access groups a caller may use, from its entitlements: the first is the default for adds;
+/// searches cover all of them; naming a group outside the list is `errSecMissingEntitlement`. A
+/// `*` group grants every group, as on Apple platforms.
 public struct AccessContext: Sendable, Equatable {
     /// The group a process without an entitlements file gets.
     public static let defaultGroup = "default"

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// A process's keychain entitlements, read from a property list in the format of an Apple
-/// `.entitlements` file (spec D15).
+/// `.entitlements` file (`application-identifier`, `keychain-access-groups`): Linux has no code
+/// signature to carry them, so a file declares them.
 ///
 /// The file is named by the `KEYCHAIN_ENTITLEMENTS` environment variable, or sits beside the
 /// executable as `<executable>.entitlements`. Without one, the process has the single group

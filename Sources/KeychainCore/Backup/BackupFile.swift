@@ -1,7 +1,7 @@
 import Foundation
 
 /// A keychain backup: a backup keybag and the items re-encrypted to it, in one file, as Apple's
-/// encrypted backups carry the keychain (platform facts A.1, A.6).
+/// encrypted backups carry the keychain: a new set of class keys made for the backup.
 ///
 /// Layout (big-endian): magic, format version, backup UUID, scrypt parameters and salt, a device
 /// check value, the number of passcode-only items left out, the backup keybag's entries (one

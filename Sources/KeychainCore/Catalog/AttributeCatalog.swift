@@ -1,10 +1,13 @@
 /// The attribute catalog: every attribute of every item class, declared once.
 ///
 /// Validation, storage, uniqueness and result building all read it. Attributes, kinds and classes
-/// follow Apple's schema (`apple-semantics.md` §1.2); the primary keys are the seeds' table (seed
-/// 000, "Primary Keys per Class"), each including the access group and the synchronizable flag.
-/// Apple's schema also keys keys by creator and start/end date and every class by token ID; the
-/// seeds, which rank first, do not, and neither does this catalog.
+/// follow Apple's schema (`SecItemSchema.c`). The primary keys are the documented ones: service
+/// and account for generic passwords; account, security domain, server, protocol, authentication
+/// type, port and path for internet passwords; application tag and label, key type and class,
+/// effective and total size for keys; certificate type, issuer and serial number for
+/// certificates; each also including the access group and the synchronizable flag. Apple's schema
+/// also keys keys by creator and start/end date and every class by token ID; the documented
+/// primary keys do not, and neither does this catalog.
 public enum AttributeCatalog {
     private static let passwords: Set<ItemClass> = [.genericPassword, .internetPassword]
     private static let all: Set<ItemClass> = Set(ItemClass.stored)

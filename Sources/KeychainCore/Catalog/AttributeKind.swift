@@ -1,5 +1,5 @@
-/// How an attribute's values are accepted, stored, compared and returned (Apple's attribute kinds,
-/// `apple-semantics.md` §1.6).
+/// How an attribute's values are accepted, stored, compared and returned (the attribute kinds of
+/// Apple's item schema, `SecDbItem.c`).
 public enum AttributeKind: Sendable {
     /// A string, data or number kept in the type the caller used and compared by its bytes
     /// (`kSecAttrAccount`, `kSecAttrService`, `kSecAttrLabel`, …).

@@ -29,12 +29,14 @@ public enum ItemClass: String, CaseIterable, Sendable {
     public var isStored: Bool { self != .identity }
 
     /// Whether `kSecReturnRef` returns an object for items of this class (`SecKey`,
-    /// `SecCertificate`, `SecIdentity`); passwords have no reference type (spec D12).
+    /// `SecCertificate`, `SecIdentity`); passwords have no reference type, so `kSecReturnRef` on
+    /// them succeeds with no object (as on iOS).
     public var hasReferenceType: Bool {
         self == .key || self == .certificate || self == .identity
     }
 
-    /// The accessibility an add gets when it names none (spec D9).
+    /// The accessibility an add gets when it names none: `kSecAttrAccessibleWhenUnlocked`, and
+    /// `kSecAttrAccessibleAlways` for certificates (as Apple's implementation does).
     public var defaultProtection: Protection {
         self == .certificate ? .always : .whenUnlocked
     }

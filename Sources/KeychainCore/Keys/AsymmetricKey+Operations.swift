@@ -2,7 +2,8 @@ import Foundation
 
 /// `SecKeyCreateSignature`, `SecKeyVerifySignature`, `SecKeyCreateEncryptedData`,
 /// `SecKeyCreateDecryptedData`, `SecKeyCopyKeyExchangeResult` and `SecKeyIsAlgorithmSupported`,
-/// with Apple's byte layouts (`SecKeyAdaptors.m`) and statuses (apple-semantics §8.5).
+/// with Apple's byte layouts (`SecKeyAdaptors.m`) and statuses (`SecKey.m`): an operation the key
+/// does not support is `errSecParam`, a signature that does not match `errSecVerifyFailed`.
 extension AsymmetricKey {
     /// Whether this key can run `algorithm` for `operation` (`SecKeyIsAlgorithmSupported`).
     public func supports(_ operation: KeyOperation, _ algorithm: String) -> Bool {

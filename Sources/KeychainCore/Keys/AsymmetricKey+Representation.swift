@@ -82,7 +82,7 @@ extension AsymmetricKey {
     }
 
     /// The attributes Apple gives a software key (`SecKeyCopyAttributes`, used when the key is
-    /// added by `kSecValueRef`; apple-semantics §8.2), without `kSecValueData`.
+    /// added by `kSecValueRef`), without `kSecValueData`.
     public var itemAttributes: [String: AttributeValue] {
         let isPrivate = keyClass == .private
         let isRSA = type == .rsa

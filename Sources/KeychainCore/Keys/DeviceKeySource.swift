@@ -3,7 +3,7 @@ import Foundation
 /// Where the device key comes from: the secret, standing in for Apple's hardware UID, that every
 /// keybag key is wrapped with, and that binds `…ThisDeviceOnly` items to this machine.
 ///
-/// A file today (`FileDeviceKey`); a TPM-sealed key in a later issue, behind this protocol.
+/// A file today (`FileDeviceKey`); a TPM-sealed key can take its place behind this protocol.
 protocol DeviceKeySource: Sendable {
     /// The device key, created on first use.
     ///

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A keychain's keybag (`<keychain>.keybag`): its class keys, each wrapped, and the header that
-/// says how (platform facts A.1, A.8).
+/// says how, as Apple's keybags hold them (a header with the version, UUID and passcode
+/// derivation, then one wrapped key per class).
 ///
 /// Layout (big-endian): magic, format version, keybag UUID, flags, passcode KDF (PBKDF2-SHA256),
 /// iteration count and salt, the failed-attempt record, the lock settings, then one entry per

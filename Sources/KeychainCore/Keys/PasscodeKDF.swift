@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns a passcode into key material: PBKDF2-HMAC-SHA256 with the keybag's salt and an iteration
 /// count calibrated when the passcode is set, so that one attempt costs about 80 ms on the machine
-/// that set it (Apple calibrates its passcode derivation to the same cost; platform facts A.3). The
+/// that set it (Apple calibrates its passcode derivation to the same cost per attempt). The
 /// count is stored in the keybag; the result is mixed with the device key before it wraps anything.
 enum PasscodeKDF {
     /// The cost one attempt should have on the machine that sets the passcode.

@@ -1,5 +1,5 @@
-/// Which protection classes a keychain can use in this process, as Data Protection defines them
-/// (platform facts A.2).
+/// Which protection classes a keychain can use in this process, as Data Protection defines them:
+/// class A only while unlocked, class C from the first unlock on, class D at any time.
 public enum LockState: Equatable, Sendable {
     /// Every class is available: the keychain has no passcode, or it was unlocked.
     case unlocked

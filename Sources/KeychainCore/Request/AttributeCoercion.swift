@@ -1,9 +1,10 @@
 import Foundation
 
-/// Converts dictionary values to an attribute's kind, as Apple's daemon does (`apple-semantics.md`
-/// §1.6); a value that cannot be converted is `errSecParam`.
+/// Converts dictionary values to an attribute's kind, as Apple's daemon does (`SecDbItem.c`'s
+/// `copyString`, `copyData`, `copyNumber`, …); a value that cannot be converted is `errSecParam`.
 enum AttributeCoercion {
-    /// The largest attribute value or secret accepted (spec D16: at least 16 MiB must work).
+    /// The largest attribute value or secret accepted: larger ones are `errSecParam`, never a crash
+    /// (Apple documents no limit; 16 MiB must work).
     static let maximumValueSize = 64 << 20
 
     /// Converts `value` for `attribute`.

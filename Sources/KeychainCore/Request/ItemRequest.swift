@@ -51,7 +51,8 @@ public struct ReturnOptions: OptionSet, Sendable {
 
 /// Which items a request's `kSecAttrSynchronizable` selects.
 public enum SynchronizableFilter: Equatable, Sendable {
-    /// Not mentioned: searches match both kinds (spec D4); adds create non-synchronizable items.
+    /// Not mentioned: searches match both kinds, as `kSecAttrSynchronizableAny` does (the documented
+    /// default; Apple's daemon adds `sync = 0`); adds create non-synchronizable items.
     case unspecified
     /// `kSecAttrSynchronizableAny`: both kinds; an add creates a non-synchronizable item.
     case any
@@ -92,7 +93,7 @@ public struct ItemRequest: Sendable {
     public var accessControl: AccessControlPolicy?
     /// `kSecAttrSynchronizable`.
     public var synchronizable: SynchronizableFilter = .unspecified
-    /// `kSecValueData` (adds only; ignored in searches, spec D14).
+    /// `kSecValueData` (adds only; ignored in searches: the secret is never a search criterion).
     public var secret: Data?
     /// `kSecValuePersistentRef`.
     public var persistentReference: PersistentReference?
@@ -103,7 +104,8 @@ public struct ItemRequest: Sendable {
     public var matchLimit: MatchLimit?
     /// `kSecReturn…`.
     public var returns: ReturnOptions = []
-    /// `kSecMatchCaseInsensitive` (spec D5).
+    /// `kSecMatchCaseInsensitive`: string attributes compare case-insensitively, as Apple documents
+    /// it (its data-protection keychain ignores the key).
     public var caseInsensitive = false
     /// `kSecMatchHostOrSubdomainOfHost` (internet passwords).
     public var hostOrSubdomain: String?

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `kSecValueRef`: the object's attributes join the dictionary (apple-semantics §2.1).
+/// `kSecValueRef`: the object's attributes join the dictionary, as Apple's `query_applier` adds
+/// a reference's attributes to the query.
 extension RequestParser {
     /// Attributes a search by key reference leaves out, because they vary between OS versions
     /// (Apple, `AttributeCreateFilteredOutSecAttrs`).

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Classifies and validates the keys of a SecItem dictionary, as Apple's `query_applier` does,
-/// with this project's decisions where the sources disagree (`spec/README.md`, D1–D17).
+/// except where Apple's documentation and its daemon disagree: then the documented rule holds
+/// (README, "Where we differ from Apple's shipping behaviour, and why", lists each case).
 public enum RequestParser {
     /// Search keys that have an effect or are validated; other `m_` keys are accepted and ignored,
     /// as Apple's data-protection keychain does.
@@ -47,7 +48,7 @@ public enum RequestParser {
 
         for (key, value) in dictionary {
             if key.utf8.count == 4 {
-                if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored (D13).
+                if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored (always so here).
                 attributeKeyCount += try applyAttribute(key, value, to: &request) ? 1 : 0
                 continue
             }
@@ -95,7 +96,7 @@ public enum RequestParser {
         case .delete:
             // A delete always removes every match. `kSecMatchLimitAll` says exactly that, and code
             // written for macOS (whose `#else` branches run on Linux) passes it, so it is accepted;
-            // any other search key is refused (spec D11).
+            // any other search key is refused, as on iOS.
             let deletesAll = matchKeys == ["m_Limit"] && request.matchLimit == .all
             if !matchKeys.isEmpty && !deletesAll {
                 throw KeychainError.param("kSecMatch… keys are not accepted by SecItemDelete")
@@ -106,7 +107,7 @@ public enum RequestParser {
 
     /// Parses `SecItemUpdate`'s `attributesToUpdate` for items of `itemClass`.
     ///
-    /// Every key must be an attribute of the class or `kSecValueData` (spec D3); read-only and
+    /// Every key must be an attribute of the class or `kSecValueData` (else `errSecParam`); read-only and
     /// computed attributes are ignored.
     public static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
         try parseChanges(RequestEntries(dictionary), for: itemClass)
@@ -291,25 +292,27 @@ public enum RequestParser {
 
     private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: RequestEntries) throws {
         if !matchKeys.isEmpty {
-            throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")  // D1
+            // Search keys have no place in an add (Apple's daemon returns success and stores nothing).
+            throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")
         }
         if dictionary["u_ItemList"] != nil {
-            throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")  // D1
+            throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")
         }
         if request.itemClass == .identity && request.identity == nil {
-            throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")  // D6
+            throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")
         }
         if request.itemClass == .key && request.attributes["type"] == nil {
-            throw KeychainError.param("a key item needs kSecAttrKeyType")  // D7
+            throw KeychainError.param("a key item needs kSecAttrKeyType")
         }
         if request.attributes["pdmn"] != nil && request.accessControl != nil {
-            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")  // D8
+            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
         }
         if request.synchronizable == .only(true) {
             let protection = request.accessControl?.protection
                 ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
             if protection?.isThisDeviceOnly == true {
-                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")  // D2
+                // Apple's header: "not allowed" (its daemon does not check).
+                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
             }
             if request.accessControl != nil {
                 throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")

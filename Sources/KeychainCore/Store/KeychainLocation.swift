@@ -56,8 +56,8 @@ public enum KeychainLocation {
     /// The path of the keybag that belongs to the database at `path`.
     static func keybagPath(forDatabase path: String) -> String { path + ".keybag" }
 
-    /// The path of the root-key file a version-1 keychain (issue 2) kept beside its database;
-    /// the upgrade removes it.
+    /// The path of the root-key file a version-1 keychain (the project's first storage format)
+    /// kept beside its database; the upgrade removes it.
     static func legacyKeyFilePath(forDatabase path: String) -> String { path + ".key" }
 
     /// The name of the `security` command's preferences (search list, default keychain) in the

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Upgrades a version-1 keychain (issue 2: one root key in `<keychain>.key`, no protection-class
-/// column) to version 2 in place, the first time this code opens it.
+/// Upgrades a version-1 keychain (the project's first storage format: one root key in
+/// `<keychain>.key`, no protection-class column) to version 2 in place, the first time this code
+/// opens it.
 ///
 /// Everything happens in one write transaction: the protection-class column is added, every row
 /// is opened with the old keys and sealed again under its class's keys (same UUID, same

@@ -7,8 +7,8 @@ import Synchronization
 /// Only class names, protection classes, random item UUIDs, keyed tokens and sealed blobs are
 /// stored: no attribute value or secret is readable in the file.
 final class KeychainStore: Sendable {
-    /// The schema version this code writes. Version 1 (issue 2) had no protection-class column
-    /// and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
+    /// The schema version this code writes. Version 1 (the first format) had no protection-class
+    /// column and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
     /// keys as well as SQL. Version 2 indexed every row's protection class and did not record
     /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone. Version 3
     /// had no item generations and no rollback ledger; `upgradeFromVersion3` adds them, every

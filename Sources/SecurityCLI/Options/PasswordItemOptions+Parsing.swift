@@ -1,7 +1,7 @@
 import KeychainCore
 
 extension PasswordItemOptions {
-    /// macOS's getopt string for each command (spec E.2), plus `-e` (accessibility) in adds, and
+    /// macOS's getopt string for each command (from `security`'s source), plus `-e` (accessibility) in adds, and
     /// the options whose values are passwords: `-w`, `-X` and (generic passwords) `-p` in adds.
     static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> OptionParser {
         switch (kind, operation) {

@@ -31,7 +31,7 @@ enum PasswordInput: Equatable, Sendable {
     case prompt
 }
 
-/// The options of one password command, parsed with macOS's getopt strings (spec E.2).
+/// The options of one password command, parsed with the getopt strings of macOS's `security`.
 struct PasswordItemOptions: Equatable, Sendable {
     /// `-a`: the account.
     var account: String?

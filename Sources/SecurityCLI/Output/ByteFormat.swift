@@ -1,4 +1,4 @@
-/// macOS's rules for printing bytes in item dumps and password lines (spec E.3).
+/// macOS's rules for printing bytes in item dumps and password lines (as `security` prints them).
 enum ByteFormat {
     /// Whether `byte` prints as itself in a quoted dump value: printable ASCII except backslash.
     static func isQuotable(_ byte: UInt8) -> Bool {

@@ -1,8 +1,7 @@
 import KeychainCore
 
 /// The attribute blocks of macOS's item dumps: each class's attributes in the order
-/// `security` prints them, with their tags, formats, and the engine attributes they show
-/// (spec E.3).
+/// `security` prints them, with their tags, formats, and the engine attributes they show.
 struct DumpSchema: Sendable {
     /// A dump attribute's CSSM format, printed after the tag.
     enum Format: String, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainCore
 
-/// Renders items in macOS's dump format (`print_keychain_item_attributes`, spec E.3):
+/// Renders items in macOS's dump format (`print_keychain_item_attributes` in `security`'s source):
 ///
 /// ```
 /// keychain: "/home/me/.local/share/swift-keychain/login.keychain-db"

@@ -1,11 +1,12 @@
-// The Swift snippets of seed 000 (keychain item classes), copied verbatim: they must compile and
-// behave as the seed says through `import Security` alone. Only the wrapping needed to hold
-// top-level statements (the `hidden` example) was added around them.
+// The Swift snippets of a guide to the keychain's item classes ("Keychain Item Classes"), copied
+// verbatim: they must compile and behave as the guide says through `import Security` alone. Only
+// the wrapping needed to hold top-level statements (the `hidden` example) was added around them.
 
 import Foundation
 import Security
 
-/// The status wrapper the seed takes from keychain-fundamentals.md: `KeychainError(status:)`.
+/// The status wrapper the guide's snippets throw, `KeychainError(status:)` (defined in a companion
+/// guide that is not copied here).
 struct KeychainError: Error, Equatable {
     let status: OSStatus
 
@@ -32,7 +33,7 @@ func addLicenseKey(_ bytes: Data) -> OSStatus {
 
 // MARK: - Internet Password
 
-/// Holds the seed's top-level `hidden` constant.
+/// Holds the guide's top-level `hidden` constant.
 struct Seed000HiddenExample {
     // Wrong: the domain is hidden in an opaque service string; AutoFill ignores it.
     let hidden: [String: Any] = [
@@ -60,7 +61,7 @@ func webLogin(user: String, secret: Data) -> [String: Any] {
 
 // MARK: - Key
 
-/// Holds the key snippets. The seed writes `as Error?`; this package compiles its tests with the
+/// Holds the key snippets. The guide writes `as Error?`; this package compiles its tests with the
 /// `ExistentialAny` upcoming feature, under which a bare `Error` type warns, so `Error` here names
 /// `any Error` and the snippets stay as written.
 struct Seed000Keys {

@@ -1,4 +1,4 @@
-// The Swift snippets of seed 003 (the Keychain Services API reference), copied verbatim. The seed
+// The Swift snippets of a Keychain Services API reference, copied verbatim. The reference
 // writes them as top-level statements; each is wrapped in a method of `Seed003`, and the
 // `tokenData` they use is a property. The LocalAuthentication snippets (`LAContext`,
 // `canEvaluatePolicy`, `biometryType`) are left out: the LocalAuthentication module does not exist yet.
@@ -7,11 +7,11 @@ import Foundation
 import Security
 
 struct Seed003 {
-    /// The seed writes `as Error`; under this package's `ExistentialAny` setting a bare `Error`
+    /// The reference writes `as Error`; under this package's `ExistentialAny` setting a bare `Error`
     /// type warns, so `Error` here names `any Error` and the snippet stays as written.
     typealias Error = any Swift.Error
 
-    /// The token the seed's snippets store.
+    /// The token the reference's snippets store.
     let tokenData = Data("token-bytes".utf8)
 
     // MARK: Quick reference

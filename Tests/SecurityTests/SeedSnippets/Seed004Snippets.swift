@@ -1,7 +1,8 @@
-// The Swift snippets of seed 004 (Keychain in iOS), copied verbatim as methods of `Seed004`, whose
-// nested `KeychainError` enum is the seed's own (it would clash with seed 000's struct at top
-// level). `saveWithBiometry` is preceded in the seed by `import LocalAuthentication`, which cannot
-// be compiled yet (no LocalAuthentication module); the function itself uses only Security.
+// The Swift snippets of an article on the iOS keychain ("Keychain in iOS"), copied verbatim as
+// methods of `Seed004`, whose nested `KeychainError` enum is the article's own (it would clash
+// with the item-classes guide's struct, `Seed000Snippets.swift`, at top level). `saveWithBiometry`
+// is preceded in the article by `import LocalAuthentication`, which cannot be compiled yet (no
+// LocalAuthentication module); the function itself uses only Security.
 
 import Foundation
 import Security

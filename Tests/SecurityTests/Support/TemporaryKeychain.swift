@@ -1,7 +1,8 @@
 import Foundation
 import Security
 
-/// The entitlements a test's process pretends to have (spec D15).
+/// The entitlements a test's process pretends to have (the access groups its keychain calls may
+/// use; see `AccessContext`).
 enum TestEntitlements: Sendable {
     /// `KEYCHAIN_ENTITLEMENTS` unset: the single access group `"default"`.
     case none

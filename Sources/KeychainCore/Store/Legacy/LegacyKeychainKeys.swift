@@ -1,6 +1,6 @@
 import Foundation
 
-/// The keys of a version-1 keychain (issue 2): a 256-bit root key in a 0600 file beside the
+/// The keys of a version-1 keychain (the project's first storage format): a 256-bit root key in a 0600 file beside the
 /// database (`<keychain>.key`), from which three subkeys were derived with HKDF-SHA256. Kept only
 /// so `KeychainMigration` can open version-1 rows once and re-seal them under the keybag.
 struct LegacyKeychainKeys: Sendable {
