@@ -189,7 +189,7 @@ enum ResultBridge {
         case .attributes:
             return attributes(result).dictionary
         case .reference:
-            return result.reference.map(object)  // passwords have no reference type: success, no object
+            return result.reference.map(object)  // passwords have no reference type: no object
         default:
             var entries = returns.contains(.attributes) ? attributes(result) : DictionaryEntries(capacity: 4)
             if let data = result.data, returns.contains(.data) { entries.append("v_Data", secretObject(data)) }

@@ -37,7 +37,10 @@ public func SecIdentityCopyPrivateKey(_ identity: SecIdentity, _ privateKey: Uns
 /// (`SecIdentityCreateWithCertificate`): the private key whose application label equals the
 /// certificate's public-key hash.
 ///
-/// - Parameter keychainOrArray: ignored (the process's keychain is searched).
+/// - Parameters:
+///   - keychainOrArray: ignored (the process's keychain is searched).
+///   - certificate: the identity's certificate.
+///   - identity: receives the identity on success.
 /// - Returns: `errSecSuccess`; `errSecItemNotFound` when no such private key is stored.
 public func SecIdentityCreateWithCertificate(
     _ keychainOrArray: CFTypeRef?, _ certificate: SecCertificate, _ identity: UnsafeMutablePointer<SecIdentity?>
@@ -60,6 +63,7 @@ public func SecIdentityCreateWithCertificate(
 /// Reads a PKCS#12 file (`SecPKCS12Import`) without storing anything (as on iOS).
 ///
 /// - Parameters:
+///   - pkcs12Data: the file's bytes (DER).
 ///   - options: `kSecImportExportPassphrase` (a string; an empty password when absent).
 ///   - items: an array with one dictionary per identity: `kSecImportItemIdentity`,
 ///     `kSecImportItemCertChain` (the certificate first, then its issuers), `kSecImportItemLabel`

@@ -21,9 +21,10 @@ enum ProcessKeychain {
 /// `kSecAttrAccessibleAlways`).
 ///
 /// - Returns: `errSecSuccess`; `errSecDuplicateItem` when an item with the same primary key
-///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key or `kSecUseItemList`);
-///   `errSecNoSuchClass`; `errSecMissingEntitlement` for an access group the process lacks;
-///   `errSecAuthFailed` for `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` without a passcode.
+///   exists; `errSecParam` for an invalid dictionary (including any `kSecMatch…` key or
+///   `kSecUseItemList`); `errSecNoSuchClass`; `errSecMissingEntitlement` for an access group the
+///   process lacks; `errSecAuthFailed` for `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly`
+///   without a passcode.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {

@@ -37,8 +37,9 @@ func reporting<T>(_ out: UnsafeMutablePointer<Unmanaged<CFError>?>?, _ body: () 
 /// Generates a key pair and returns its private key (`SecKeyCreateRandomKey`).
 ///
 /// `kSecAttrKeyType` (`kSecAttrKeyTypeECSECPrimeRandom` or `kSecAttrKeyTypeRSA`) and
-/// `kSecAttrKeySizeInBits` are required (`errSecParam` without them); they and the other parameters may be at the
-/// top level or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (the sub-dictionary wins). A key
+/// `kSecAttrKeySizeInBits` are required (`errSecParam` without them); they and the other
+/// parameters may be at the top level or in `kSecPrivateKeyAttrs` / `kSecPublicKeyAttrs` (the
+/// sub-dictionary wins). A key
 /// whose parameters say `kSecAttrIsPermanent` is stored in the keychain, as `SecItemAdd` with
 /// `kSecValueRef` stores it (the private key's application label is the SHA-1 of the public key).
 ///
@@ -69,8 +70,11 @@ public func SecKeyGeneratePair(
 /// (`04 ‖ X ‖ Y`, plus `K` for private keys), PKCS#1 for RSA (public keys also as X.509
 /// SubjectPublicKeyInfo).
 ///
-/// - Parameter attributes: `kSecAttrKeyType` and `kSecAttrKeyClass` (required);
-///   `kSecAttrKeySizeInBits` is accepted (the size comes from the data).
+/// - Parameters:
+///   - keyData: the key's external representation.
+///   - attributes: `kSecAttrKeyType` and `kSecAttrKeyClass` (required); `kSecAttrKeySizeInBits`
+///     is accepted (the size comes from the data).
+///   - error: receives a `CFError` on failure.
 /// - Returns: the key, or nil with an `errSecParam` `CFError` for data that is not such a key
 ///   (`errSecUnimplemented` for symmetric keys).
 public func SecKeyCreateWithData(
@@ -180,8 +184,13 @@ public func SecKeyCreateDecryptedData(
 
 /// ECDH between a private key and a peer's public key (`SecKeyCopyKeyExchangeResult`).
 ///
-/// - Parameter parameters: for the X9.63 algorithms `kSecKeyKeyExchangeParameterRequestedSize`
-///   (required) and `kSecKeyKeyExchangeParameterSharedInfo` (optional `CFData`).
+/// - Parameters:
+///   - privateKey: this side's private key.
+///   - algorithm: an `ecdhKeyExchange…` algorithm.
+///   - publicKey: the peer's public key, of the same curve.
+///   - parameters: for the X9.63 algorithms `kSecKeyKeyExchangeParameterRequestedSize`
+///     (required) and `kSecKeyKeyExchangeParameterSharedInfo` (optional `CFData`).
+///   - error: receives a `CFError` on failure.
 /// - Returns: the shared secret (or KDF output), or nil with an `errSecParam` `CFError`.
 public func SecKeyCopyKeyExchangeResult(
     _ privateKey: SecKey, _ algorithm: SecKeyAlgorithm, _ publicKey: SecKey, _ parameters: CFDictionary,

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Failed passcode attempts and the delays they impose, as Apple's devices escalate them: none for the first four failures, then 1 minute after the fifth,
-/// 5 minutes after the sixth, 15 minutes after the seventh and eighth, and 1 hour after every
-/// later one. Repeating the wrong passcode just tried does not count again.
+/// Failed passcode attempts and the delays they impose, as Apple's devices escalate them: none
+/// for the first four failures, then 1 minute after the fifth, 5 minutes after the sixth,
+/// 15 minutes after the seventh and eighth, and 1 hour after every later one. Repeating the
+/// wrong passcode just tried does not count again.
 ///
 /// The record lives in the keybag (under its MAC), so restarting a process does not reset it.
 struct PasscodeAttempts: Equatable, Sendable {

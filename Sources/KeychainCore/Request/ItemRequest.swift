@@ -51,8 +51,8 @@ public struct ReturnOptions: OptionSet, Sendable {
 
 /// Which items a request's `kSecAttrSynchronizable` selects.
 public enum SynchronizableFilter: Equatable, Sendable {
-    /// Not mentioned: searches match both kinds, as `kSecAttrSynchronizableAny` does (the documented
-    /// default; Apple's daemon adds `sync = 0`); adds create non-synchronizable items.
+    /// Not mentioned: searches match both kinds, as `kSecAttrSynchronizableAny` does (the
+    /// documented default; Apple's daemon adds `sync = 0`); adds create non-synchronizable items.
     case unspecified
     /// `kSecAttrSynchronizableAny`: both kinds; an add creates a non-synchronizable item.
     case any

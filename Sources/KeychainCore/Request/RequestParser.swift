@@ -48,7 +48,7 @@ public enum RequestParser {
 
         for (key, value) in dictionary {
             if key.utf8.count == 4 {
-                if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored (always so here).
+                if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored.
                 attributeKeyCount += try applyAttribute(key, value, to: &request) ? 1 : 0
                 continue
             }
@@ -107,8 +107,8 @@ public enum RequestParser {
 
     /// Parses `SecItemUpdate`'s `attributesToUpdate` for items of `itemClass`.
     ///
-    /// Every key must be an attribute of the class or `kSecValueData` (else `errSecParam`); read-only and
-    /// computed attributes are ignored.
+    /// Every key must be an attribute of the class or `kSecValueData` (else `errSecParam`);
+    /// read-only and computed attributes are ignored.
     public static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
         try parseChanges(RequestEntries(dictionary), for: itemClass)
     }
@@ -292,7 +292,7 @@ public enum RequestParser {
 
     private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: RequestEntries) throws {
         if !matchKeys.isEmpty {
-            // Search keys have no place in an add (Apple's daemon returns success and stores nothing).
+            // No search key in an add (Apple's daemon returns success and stores nothing).
             throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")
         }
         if dictionary["u_ItemList"] != nil {

@@ -8,8 +8,8 @@ import Synchronization
 /// stored: no attribute value or secret is readable in the file.
 final class KeychainStore: Sendable {
     /// The schema version this code writes. Version 1 (the first format) had no protection-class
-    /// column and rows sealed under a single root key; `KeychainMigration` upgrades it, since that needs
-    /// keys as well as SQL. Version 2 indexed every row's protection class and did not record
+    /// column and rows sealed under a single root key; `KeychainMigration` upgrades it, since that
+    /// needs keys as well as SQL. Version 2 indexed every row's protection class and did not record
     /// whether synchronizable items exist; `version2To3` upgrades it with SQL alone. Version 3
     /// had no item generations and no rollback ledger; `upgradeFromVersion3` adds them, every
     /// existing row at generation 0 (sealed without one).

@@ -1,8 +1,9 @@
 import KeychainCore
 
 extension PasswordItemOptions {
-    /// macOS's getopt string for each command (from `security`'s source), plus `-e` (accessibility) in adds, and
-    /// the options whose values are passwords: `-w`, `-X` and (generic passwords) `-p` in adds.
+    /// macOS's getopt string for each command (from `security`'s source), plus `-e`
+    /// (accessibility) in adds, and the options whose values are passwords: `-w`, `-X` and
+    /// (generic passwords) `-p` in adds.
     static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> OptionParser {
         switch (kind, operation) {
         case (.generic, .add): return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h", secrets: ["w", "p", "X"])

@@ -7,8 +7,8 @@ import Foundation
 import Security
 
 struct Seed003 {
-    /// The reference writes `as Error`; under this package's `ExistentialAny` setting a bare `Error`
-    /// type warns, so `Error` here names `any Error` and the snippet stays as written.
+    /// The reference writes `as Error`; under this package's `ExistentialAny` setting a bare
+    /// `Error` type warns, so `Error` here names `any Error` and the snippet stays as written.
     typealias Error = any Swift.Error
 
     /// The token the reference's snippets store.

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Opens version-1 rows (the project's first storage format): metadata sealed under the single metadata key with
-/// the class, UUID and token as associated data; secrets under per-item keys wrapped by the
-/// single item-key wrapping key. Used only by `KeychainMigration`.
+/// Opens version-1 rows (the project's first storage format): metadata sealed under the single
+/// metadata key with the class, UUID and token as associated data; secrets under per-item keys
+/// wrapped by the single item-key wrapping key. Used only by `KeychainMigration`.
 struct LegacyItemSealer: Sendable {
     let keys: LegacyKeychainKeys
 

@@ -1,8 +1,9 @@
 import Foundation
 
-/// The keys of a version-1 keychain (the project's first storage format): a 256-bit root key in a 0600 file beside the
-/// database (`<keychain>.key`), from which three subkeys were derived with HKDF-SHA256. Kept only
-/// so `KeychainMigration` can open version-1 rows once and re-seal them under the keybag.
+/// The keys of a version-1 keychain (the project's first storage format): a 256-bit root key in a
+/// 0600 file beside the database (`<keychain>.key`), from which three subkeys were derived with
+/// HKDF-SHA256. Kept only so `KeychainMigration` can open version-1 rows once and re-seal them
+/// under the keybag.
 struct LegacyKeychainKeys: Sendable {
     /// The key file's magic and format version.
     private static let magic = Data("SKC-ROOT-KEY-v1\n".utf8)
