@@ -117,6 +117,9 @@ enum SourceCommentScanner {
             return Array(bytes[(index + offset)..<(index + offset + pattern.count)]) == pattern
         }
 
+        /// The source text in `range`.
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+
         /// The number of `#` from `offset` on.
         func hashes(at offset: Int) -> Int {
             var count = 0
@@ -146,7 +149,7 @@ enum SourceCommentScanner {
                 advance(2)
                 let start = index
                 while let next = byte(), next != UInt8(ascii: "\n") { index += 1 }
-                comments.append(Comment(line: line, text: String(decoding: bytes[start..<index], as: UTF8.self)))
+                comments.append(Comment(line: line, text: text(start..<index)))
             } else if startsWith("/*") {
                 blockComment()
             } else if byte() == UInt8(ascii: "#") {
@@ -196,7 +199,7 @@ enum SourceCommentScanner {
                     if depth == 0 { break }
                     advance(2)
                 } else if byte() == UInt8(ascii: "\n") {
-                    comments.append(Comment(line: startLine, text: String(decoding: bytes[start..<index], as: UTF8.self)))
+                    comments.append(Comment(line: startLine, text: text(start..<index)))
                     advance()
                     start = index
                     startLine = line
@@ -204,7 +207,7 @@ enum SourceCommentScanner {
                     advance()
                 }
             }
-            comments.append(Comment(line: startLine, text: String(decoding: bytes[start..<index], as: UTF8.self)))
+            comments.append(Comment(line: startLine, text: text(start..<index)))
             advance(2)
         }
 
