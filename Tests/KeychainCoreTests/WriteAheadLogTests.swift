@@ -102,7 +102,7 @@ struct WriteAheadLogTests {
         Keychain.forgetOpenInstance(path: path)
         // A database file that never received its pages (a copy taken without its -wal file).
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600])
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(), attributes: [.posixPermissions: 0o600]))
         let error = #expect(throws: KeychainError.self) {
             _ = try Keychain.open(path: path, create: false, options: TemporaryKeychain.options)
         }

@@ -5,8 +5,9 @@ import Foundation
 /// land in every part of a change (staging the new keybag, sealing the rows again, the commit,
 /// moving the keybag into place).
 ///
-/// On first use it fills the keychain with `--items` generic passwords spread over every
-/// accessibility (`rekey-<n>`, secret `secret-<n>`) under passcode `passcode-0`. It then changes
+/// With `--fill 1` (the first run) it sets passcode `passcode-0` on the new keychain and fills it
+/// with `--items` generic passwords spread over every accessibility (`rekey-<n>`, secret
+/// `secret-<n>`). It then changes
 /// `passcode-<k>` to `passcode-<k+1>` for k = `--from`, `--from` + 1, …, logging `changed <k+1>`
 /// after each change returns. After a kill the keychain must open with `passcode-<k>` or
 /// `passcode-<k+1>` (the change in flight), and every item must read back.
@@ -14,11 +15,13 @@ struct PasscodeChanger {
     let log: OperationLog
     let items: Int
     let from: Int
+    let fill: Bool
 
     init(_ arguments: HelperArguments) throws {
         log = try OperationLog(path: try arguments.string("log"))
         items = try arguments.integer("items")
         from = try arguments.integer("from")
+        fill = try arguments.integer("fill", default: 0) != 0
     }
 
     static func passcode(_ index: Int) -> Data { Data("passcode-\(index)".utf8) }
@@ -35,7 +38,7 @@ struct PasscodeChanger {
 
     func run() throws {
         try check(SecDataProtectionTesting.useFastKeyDerivation(), "fast key derivation")
-        if from == 0 {
+        if fill {
             try check(SecDataProtectionTesting.setPasscode(Self.passcode(0), old: nil), "first passcode")
             for index in 0..<items {
                 let add: [String: Any] = [

@@ -11,7 +11,7 @@ import Foundation
 //   fill          --home H --log L --populate N [--headroom BYTES]
 //   memory-probe  --home H --account A --masked HEX
 //   hygiene-probe --home H --canary TEXT
-//   rekey         --home H --log L --items N --from K
+//   rekey         --home H --log L --items N --from K [--fill 1]
 //   permission-probe --home H
 //   file-modes    --home H
 //

@@ -32,7 +32,8 @@ struct PasscodeChangeCrashTests {
             let logPath = directory.file("rekey-\(cycle).log")
             let writer = try ChildProcess(
                 Executables.crashWriter,
-                ["rekey", "--home", home, "--log", logPath, "--items", "\(Self.items)", "--from", "\(current)"],
+                ["rekey", "--home", home, "--log", logPath, "--items", "\(Self.items)", "--from", "\(current)",
+                 "--fill", cycle == 0 ? "1" : "0"],
                 in: directory.path)
             if cycle == 0 {
                 // The first run fills the keychain; kills start once it has.
