@@ -180,7 +180,8 @@ extension Keychain {
     /// name was damaged belongs to no class and is left out, so it cannot hide the others.
     ///
     /// - Returns: the rows, and how many items the ledger counts that have no row (removed from
-    ///   the database behind the keychain's back; all of them when the ledger's root was altered).
+    ///   the database behind the keychain's back). When the ledger's root does not verify, the
+    ///   counts are unknown and each class reports one missing item, so the damage is said.
     func readableRows(in connection: SQLiteConnection) throws -> (rows: [StoredRow], missing: Int) {
         var rows: [StoredRow] = []
         var missing: Int64 = 0

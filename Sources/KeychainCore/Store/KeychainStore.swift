@@ -293,8 +293,10 @@ final class KeychainStore: Sendable {
         return try statement.withBlob(1) { root in
             try statement.withBlob(2) { node in
                 try statement.withBlob(3) { leaf in
-                    let standing = try ledger.standing(of: token, root: root, node: node, leaf: leaf)
-                    let mayExist = try ledger.root(root)?.synchronizableItems ?? true
+                    // The root is read and verified once, for the token's standing and the record.
+                    let verifiedRoot = try ledger.root(root)
+                    let standing = try ledger.standing(of: token, root: verifiedRoot, node: node, leaf: leaf)
+                    let mayExist = verifiedRoot?.synchronizableItems ?? true
                     guard var row = found else {
                         return TokenLookup(row: nil, isMissing: standing != .absent, synchronizableItemsMayExist: mayExist)
                     }

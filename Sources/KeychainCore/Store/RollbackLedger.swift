@@ -300,7 +300,14 @@ struct RollbackLedger: Sendable {
     func standing(
         of token: Data, root rootBody: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
     ) throws -> Standing {
-        guard let path = Path(token: token), let root = try root(rootBody) else { return .unvouched }
+        try standing(of: token, root: try root(rootBody), node: node, leaf: leaf)
+    }
+
+    /// `standing`, given the root already read and verified (nil: it did not verify).
+    func standing(
+        of token: Data, root: LedgerRoot?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
+    ) throws -> Standing {
+        guard let path = Path(token: token), let root else { return .unvouched }
         let nodeDigest = try digest(prefix: path.node, body: node)
         let leafDigest = try digest(prefix: path.leaf, body: leaf)
         let linked = root.slots.withUnsafeBytesOrNil { rootSlots in
