@@ -22,8 +22,11 @@ import Synchronization
 /// - when the process ends normally (`exit`, or returning from `main`) every open keychain is
 ///   checkpointed and its log truncated, so the database file holds every acknowledged write.
 ///
-/// A checkpoint waits for other connections' transactions as a write does (the busy wait); if
-/// one outlasts the wait, the checkpoint completes at the next such write or at exit.
+/// A scheduled checkpoint gives way: it runs on a connection of its own whose busy wait is
+/// `checkpointWaitMilliseconds`, so it never holds the write lock for long while other
+/// connections' readers finish (with the writers' 10-second wait, checkpoints of eight busy
+/// processes starved their writers); when it cannot complete it is tried again after twice the
+/// delay, up to a second.
 extension KeychainStore {
     /// Checkpoints the log into the database and truncates it, on `connection` (idle: no
     /// transaction open). Failures are not errors of the caller's write, which has committed.
@@ -44,17 +47,34 @@ extension KeychainStore {
     /// If it cannot complete then (another connection holds a transaction past the busy wait), it
     /// is asked for again.
     func scheduleCheckpoint() {
+        scheduleCheckpoint(after: Self.checkpointDelay)
+    }
+
+    /// How long a scheduled checkpoint waits for other connections before it gives way.
+    static let checkpointWaitMilliseconds: Int32 = 50
+
+    private func scheduleCheckpoint(after delay: TimeInterval) {
         let first = checkpointPending.withLock { pending in
             defer { pending = true }
             return !pending
         }
         guard first else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.checkpointDelay) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
             // Cleared first: a write during the checkpoint asks for the next one.
             checkpointPending.withLock { $0 = false }
-            let completed = (try? withConnection { $0.checkpointTruncating() }) ?? false
-            if !completed { scheduleCheckpoint() }
+            if !runScheduledCheckpoint() { scheduleCheckpoint(after: min(delay * 2, 1)) }
+        }
+    }
+
+    /// Runs a checkpoint on the store's checkpoint connection; false when it could not complete.
+    private func runScheduledCheckpoint() -> Bool {
+        checkpointConnection.withLock { slot in
+            if slot == nil {
+                slot = (try? Self.openConnection(path: path, busyTimeoutMilliseconds: Self.checkpointWaitMilliseconds))
+                    .map(CheckpointConnection.init)
+            }
+            return slot?.connection.checkpointTruncating() ?? false
         }
     }
 
@@ -91,6 +111,12 @@ extension KeychainStore {
             _ = connection.checkpointTruncating()
         }
     }
+}
+
+/// The connection a store's scheduled checkpoints run on, one at a time (under its mutex).
+final class CheckpointConnection: @unchecked Sendable {
+    let connection: SQLiteConnection
+    init(_ connection: SQLiteConnection) { self.connection = connection }
 }
 
 /// A store the exit handler may checkpoint, if it still exists.

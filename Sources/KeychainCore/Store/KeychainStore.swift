@@ -75,6 +75,8 @@ final class KeychainStore: Sendable {
     private let pool = Mutex<[PooledConnection]>([])
     /// Whether a checkpoint is scheduled (`scheduleCheckpoint`).
     let checkpointPending = Mutex(false)
+    /// The connection scheduled checkpoints run on (opened on first use; its busy wait is short).
+    let checkpointConnection = Mutex<CheckpointConnection?>(nil)
 
     /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
     /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for
@@ -202,10 +204,10 @@ final class KeychainStore: Sendable {
     }
 
     /// `openConnection()` for the database at `path`.
-    private static func openConnection(path: String) throws -> SQLiteConnection {
+    static func openConnection(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws -> SQLiteConnection {
         let files = KeychainLocation.databaseFiles(forDatabase: path)
         for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
-        let connection = try SQLiteConnection(path: path)
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         for file in files { try FileSystem.requirePrivate(path: file.path, role: file.role) }
         return connection
     }
