@@ -82,7 +82,7 @@ struct WriteAheadLogTests {
         for index in 0..<8 { try temporary.addPassword(service: "svc-\(index)", account: "me", secret: "secret \(index)") }
         try temporary.addPassword(service: "last", account: "me", secret: "added last")
         #expect(!temporary.keychain.store.isCheckpointPending)
-        KeychainStore.checkpointOpenStores()  // what the process's exit handler runs
+        temporary.keychain.store.checkpointAtExit()  // what the process's exit handler runs for it
 
         let copy = TemporaryKeychain.newDirectory()
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

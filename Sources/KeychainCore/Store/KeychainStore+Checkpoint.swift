@@ -14,7 +14,7 @@ import Synchronization
 /// without the log) lacks the latest writes. So:
 /// - after a write that deletes or replaces sealed data, a `TRUNCATE` checkpoint copies the log
 ///   into the database (whose freed space `secure_delete` has zeroed) and truncates the log to
-///   nothing, at most `checkpointDelay` after the write returned (`scheduleCheckpoint`): one
+///   nothing, about `checkpointDelay` after the write returned (`scheduleCheckpoint`): one
 ///   checkpoint serves every such write of that interval, off the callers' path (a checkpoint
 ///   syncs the database file and truncates the log: about 0.75 ms, more than the write itself);
 /// - other writes are checkpointed when the log passes `SQLiteConnection.autoCheckpointPages`
@@ -24,9 +24,10 @@ import Synchronization
 ///
 /// A scheduled checkpoint gives way: it runs on a connection of its own whose busy wait is
 /// `checkpointWaitMilliseconds`, so it never holds the write lock for long while other
-/// connections' readers finish (with the writers' 10-second wait, checkpoints of eight busy
-/// processes starved their writers); when it cannot complete it is tried again after twice the
-/// delay, up to a second.
+/// connections' readers finish, and one runs at most once a second per process (a checkpoint
+/// holds the write lock while it copies and syncs: eight busy processes checkpointing every
+/// 100 ms starved their writers past the 10-second wait); when it cannot complete it is tried
+/// again after twice the delay, up to eight seconds. A log already emptied needs no checkpoint.
 extension KeychainStore {
     /// Checkpoints the log into the database and truncates it, on `connection` (idle: no
     /// transaction open). Failures are not errors of the caller's write, which has committed.
@@ -41,7 +42,7 @@ extension KeychainStore {
 
     /// The longest a write that deleted or replaced sealed data waits for the checkpoint that
     /// removes the old ciphertext from the keychain's files.
-    static let checkpointDelay: TimeInterval = 0.1
+    static let checkpointDelay: TimeInterval = 1
 
     /// Asks for a checkpoint within `checkpointDelay` (one for every write that asks meanwhile).
     /// If it cannot complete then (another connection holds a transaction past the busy wait), it
@@ -63,13 +64,15 @@ extension KeychainStore {
             guard let self else { return }
             // Cleared first: a write during the checkpoint asks for the next one.
             checkpointPending.withLock { $0 = false }
-            if !runScheduledCheckpoint() { scheduleCheckpoint(after: min(delay * 2, 1)) }
+            if !runScheduledCheckpoint() { scheduleCheckpoint(after: min(delay * 2, 8)) }
         }
     }
 
     /// Runs a checkpoint on the store's checkpoint connection; false when it could not complete.
+    /// An empty log (another process's checkpoint got there first) needs none.
     private func runScheduledCheckpoint() -> Bool {
-        checkpointConnection.withLock { slot in
+        if FileSystem.size(of: path + "-wal") == 0 { return true }
+        return checkpointConnection.withLock { slot in
             if slot == nil {
                 slot = (try? Self.openConnection(path: path, busyTimeoutMilliseconds: Self.checkpointWaitMilliseconds))
                     .map(CheckpointConnection.init)
@@ -100,16 +103,19 @@ extension KeychainStore {
         }
     }
 
-    /// Checkpoints every open store on a connection of its own that waits briefly (another
-    /// thread or process holding the database must not hold up the exit for long).
+    /// Checkpoints every open store (`checkpointAtExit`).
     static func checkpointOpenStores() {
-        let paths = openStores.withLock { stores in Set(stores.compactMap { $0.store?.path }) }
-        for path in paths {
-            guard (try? KeychainLocation.databaseFiles(forDatabase: path).forEach { try FileSystem.requirePrivate(path: $0.path, role: $0.role) }) != nil,
-                let connection = try? SQLiteConnection(path: path, busyTimeoutMilliseconds: 500)
-            else { continue }
-            _ = connection.checkpointTruncating()
-        }
+        let stores = openStores.withLock { stores in stores.compactMap(\.store) }
+        var done = Set<String>()
+        for store in stores where done.insert(store.path).inserted { store.checkpointAtExit() }
+    }
+
+    /// What the exit handler does for this store: a checkpoint on a connection of its own that
+    /// waits briefly (another thread or process holding the database must not hold up the exit
+    /// for long).
+    func checkpointAtExit() {
+        guard let connection = try? Self.openConnection(path: path, busyTimeoutMilliseconds: 500) else { return }
+        _ = connection.checkpointTruncating()
     }
 }
 
