@@ -106,6 +106,7 @@ extension Keychain {
             }
         }
         if let reference = request.persistentReference {
+            recordPlan(.persistentReference)
             let row: StoredRow?
             switch reference.locator {
             case .uuid(let uuid): row = try store.row(uuid: uuid, in: connection)
@@ -113,6 +114,7 @@ extension Keychain {
             }
             if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true, decidedByKey: false) }
         } else if let keyed = try primaryKeyRows(for: request, context: context, in: connection) {
+            recordPlan(.primaryKey)
             let keyOnly = Self.namesOnlyPrimaryKey(request)
             missingTokens = keyed.missingTokens
             for row in keyed.rows {
@@ -123,7 +125,25 @@ extension Keychain {
                 }
                 if try !consider(row, keyed: true, decidedByKey: keyOnly) { break }
             }
+        } else if let tokens = try searchIndexTokens(for: request) {
+            // The index names every row that can match (and rows not indexed yet); each is
+            // opened and matched in full, as in a scan.
+            recordPlan(.searchIndex)
+            var stopped = false
+            let dangling = try store.searchRows(itemClass: request.itemClass, tokens: tokens, in: connection) {
+                stopped = try !consider($0, keyed: false, decidedByKey: false, scanning: true)
+                return !stopped
+            }
+            // An entry naming a row that is gone is the trace of a removed row that may have
+            // matched: reported as a scan reports a class missing rows.
+            guard !stopped, dangling > 0 else { return }
+            if reportingMissing && !visited {
+                throw KeychainError(.decode, "items of this class are missing from the keychain's database: it was damaged")
+            }
+            try damaged?(.missingRowsOfClass)
+            return
         } else {
+            recordPlan(.scan)
             var scanned: Int64 = 0
             var stopped = false
             try store.scan(itemClass: request.itemClass, in: connection) {
@@ -352,19 +372,23 @@ extension Keychain {
         }
         defer { secret?.wipe() }
         record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
-        // The row's token (authenticated with the record) stays while the primary key does.
+        // The row's token (authenticated with the record) stays while the primary key does, and
+        // its search tokens while the indexed attributes do.
         let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
             record.attributes[$0.name] == original.attributes[$0.name]
         }
+        let indexedUnchanged = row.searchTokens != nil
+            && AttributeCatalog.searchIndexed(of: record.itemClass).allSatisfy {
+                record.attributes[$0.name] == original.attributes[$0.name]
+            }
         // Both sealed parts bind the row's generation, which every write advances: the secret is
         // sealed again even when it does not change.
         var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
         var updated = try seal(
-            record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil, generation: row.generation + 1,
-            random: &random)
+            record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil,
+            searchTokens: indexedUnchanged ? row.searchTokens : nil, generation: row.generation + 1, random: &random)
         updated.rowID = row.rowID
-        try store.update(
-            updated, previousToken: row.primaryKeyToken, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
+        try store.update(updated, previous: row, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
         if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
     }
 
@@ -377,12 +401,16 @@ extension Keychain {
         return try seal(record, secret: secret, generation: generation, random: &random)
     }
 
-    /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`,
-    /// when given, is the record's primary-key token, already known.
+    /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`
+    /// and `searchTokens`, when given, are the record's primary-key and search tokens, already
+    /// known.
     func seal(
-        _ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, generation: Int64 = 1, random: inout RandomDraw
+        _ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, searchTokens knownSearchTokens: Data? = nil,
+        generation: Int64 = 1, random: inout RandomDraw
     ) throws -> StoredRow {
         let token = try knownToken ?? sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
+        let searchTokens = try knownSearchTokens
+            ?? sealer.searchTokens(itemClass: record.itemClass, attributes: record.attributes)
         return StoredRow(
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
             primaryKeyToken: token,
@@ -391,7 +419,7 @@ extension Keychain {
                 try sealer.sealSecret(
                     $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
                     random: &random)
-            }, isSynchronizable: record.isSynchronizable, generation: generation)
+            }, isSynchronizable: record.isSynchronizable, generation: generation, searchTokens: searchTokens)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.

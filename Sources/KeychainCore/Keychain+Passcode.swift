@@ -32,6 +32,8 @@ extension Keychain {
             try keyRing.install(
                 keys, hasPasscode: true, passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped)
         }
+        // Rows of classes that were locked when the search index was built can enter it now.
+        indexPendingRows()
     }
 
     /// Locks the keychain in this process: the class A keys are dropped from memory (and zeroed),

@@ -122,6 +122,7 @@ extension Keychain {
             }
         }
         guard let keyed else { return nil }
+        recordPlan(.primaryKey)
         let decodes = request.returns.contains(.attributes) || request.returns.contains(.reference)
         var results: [ItemResult] = []
         var foundDamage = !keyed.missingTokens.isEmpty

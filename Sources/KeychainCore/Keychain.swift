@@ -22,6 +22,8 @@ public final class Keychain: Sendable {
     let boundKeybag: Mutex<Data>
     /// The group table's entries this process has made, by group name (`registerAccessGroup`).
     let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
+    /// The plans this process's searches took (`queryPlanStatistics`).
+    let planStatistics = Mutex(QueryPlanStatistics())
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
@@ -194,6 +196,7 @@ public final class Keychain: Sendable {
         }
         if removed { store.scheduleCheckpoint() }
         try FileSystem.removeSecurely(KeychainLocation.legacyKeyFilePath(forDatabase: path))
+        indexPendingRows()
     }
 
     // MARK: - SecItemAdd
@@ -331,6 +334,7 @@ public final class Keychain: Sendable {
             var pruned = 0
             if classHasMissingRows && request.attributes.isEmpty && request.hostOrSubdomain == nil {
                 pruned = try store.pruneEntriesWithoutRows(of: request.itemClass, in: connection)
+                try store.pruneDanglingSearchEntries(in: connection)
             }
             let removed = rowIDs.count + missingTokens.count + pruned
             guard removed > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }

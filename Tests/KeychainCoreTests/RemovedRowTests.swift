@@ -124,7 +124,7 @@ struct RemovedRowTests {
 
         let upgraded = try fixture.temporary.reopened()
         let connection = try SQLiteConnection(path: upgraded.path)
-        #expect(try KeychainStore.version(in: connection) == 5)
+        #expect(try KeychainStore.version(in: connection) == KeychainStore.schemaVersion)
         #expect(throws: KeychainError.self) { try upgraded.search(fixture.keyed(item), context: Self.context) }
         for other in [0, 2, 3] {
             #expect(try upgraded.search(fixture.keyed(fixture.items[other]), context: Self.context).first?.data == fixture.items[other].secret)
@@ -162,7 +162,7 @@ enum SchemaFour {
                 if let body { try connection.statement(insert).bind([.integer(RollbackLedger.rowID(prefix)), .blob(body)]).run() }
             }
             if let root { try connection.statement(insert).bind([.integer(0), .blob(root)]).run() }
-            try connection.execute("PRAGMA user_version = 4")
+            try connection.execute(TemporaryKeychain.withoutSearchIndex + "PRAGMA user_version = 4")
         }
     }
 }

@@ -62,6 +62,17 @@ struct TemporaryKeychain {
         return try Keychain.open(path: keychain.path, create: false, options: options)
     }
 
+    /// The SQL that takes a database back to what schema 5 wrote: no search index.
+    static let withoutSearchIndex = "DROP INDEX items_unindexed; DROP TABLE search_index; ALTER TABLE items DROP COLUMN idx; "
+
+    /// Rewrites the database as schema version 5 wrote it: no search index.
+    func rewriteAsVersion5() throws {
+        let connection = try SQLiteConnection(path: keychain.path)
+        try connection.writeTransaction {
+            try connection.execute(Self.withoutSearchIndex + "PRAGMA user_version = 5")
+        }
+    }
+
     /// Rewrites the database as schema version 3 wrote it: every row sealed without a generation,
     /// no generation column and no rollback ledger.
     func rewriteAsVersion3() throws {
@@ -75,7 +86,7 @@ struct TemporaryKeychain {
                     .blob(legacy.metadata), legacy.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()
             }
-            try connection.execute("DROP TABLE ledger; ALTER TABLE items DROP COLUMN gen; PRAGMA user_version = 3")
+            try connection.execute(Self.withoutSearchIndex + "DROP TABLE ledger; ALTER TABLE items DROP COLUMN gen; PRAGMA user_version = 3")
         }
     }
 

@@ -110,6 +110,26 @@ public enum AttributeCatalog {
         primaryKeys[itemClass] ?? []
     }
 
+    /// The attributes besides the primary key's that `itemClass`'s search index covers: the
+    /// label, which users search by as often as by a key member.
+    private static let searchIndexedBeyondPrimaryKey: Set<String> = ["labl"]
+
+    private static let searchIndexed: [ItemClass: [AttributeDescriptor]] = Dictionary(
+        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
+            (itemClass, attributes.filter { attribute in
+                guard AttributeCatalog.attribute(attribute.name, in: itemClass) != nil, attribute.kind != .synchronizable else { return false }
+                return attribute.isPrimaryKey(of: itemClass) || searchIndexedBeyondPrimaryKey.contains(attribute.name)
+            })
+        })
+
+    /// The attributes of `itemClass` whose values the search index holds as keyed tokens, in
+    /// catalog order: every primary-key member but the synchronizable flag (a boolean: its
+    /// index would select half the class), and the label. A query naming one of them is
+    /// answered from the index; other attributes are checked on the rows it selects.
+    public static func searchIndexed(of itemClass: ItemClass) -> [AttributeDescriptor] {
+        searchIndexed[itemClass] ?? []
+    }
+
     /// Every attribute `itemClass` has.
     public static func attributes(of itemClass: ItemClass) -> [AttributeDescriptor] {
         attributes.filter { attribute($0.name, in: itemClass) != nil }

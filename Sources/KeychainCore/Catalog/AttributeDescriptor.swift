@@ -47,6 +47,15 @@ public final class AttributeDescriptor: Sendable {
     /// Whether this attribute is part of `itemClass`'s primary key.
     public func isPrimaryKey(of itemClass: ItemClass) -> Bool { primaryKeyOf.contains(itemClass) }
 
+    /// Whether text values of this attribute compare as Swift strings (canonical equivalence)
+    /// rather than as bytes: every kind but blob, data and digest.
+    var comparesAsText: Bool {
+        switch kind {
+        case .blob, .data, .digest: return false
+        default: return true
+        }
+    }
+
     /// The value an omitted primary-key attribute takes: empty text, empty data, 0, or the
     /// reference date (Apple's E and Z defaults).
     public var emptyValue: AttributeValue {

@@ -23,11 +23,14 @@ struct IndexKeys: Sendable {
     let tokens: SymmetricKey
     let groupNames: SymmetricKey
     let ledger: SymmetricKey
+    /// Keys the search index's tokens (`SearchIndexEncoding`), apart from primary-key tokens.
+    let search: SymmetricKey
 
     /// Derives the index keys from the keybag's index key.
     init(indexKey: SymmetricKey) throws {
         tokens = try indexKey.derive(purpose: "keyed tokens v2")
         groupNames = try indexKey.derive(purpose: "access group names v2")
         ledger = try indexKey.derive(purpose: "rollback ledger v1")
+        search = try indexKey.derive(purpose: "search index tokens v1")
     }
 }

@@ -50,6 +50,11 @@ struct StoredRow {
     /// an older version of itself is not current. False until checked (`KeychainStore`), and
     /// only a current row opens.
     var isCurrent = false
+    /// The row's search-index tokens, concatenated (`SearchIndexEncoding`): the index entries
+    /// that name it, kept on the row so a delete removes them without opening it. Nil for a row
+    /// not indexed yet (written before schema 6, whose class was locked since): every search
+    /// of its class considers it.
+    var searchTokens: Data?
 
     /// The row's protection class; nil when the column holds no known value.
     var protection: Protection? { Protection(rawValue: keyClass) }

@@ -40,7 +40,7 @@ enum KeychainMigration {
                     defer { secret?.wipe() }
                     var resealed = try keychain.seal(record, secret: secret, generation: row.generation + 1)
                     resealed.rowID = row.rowID
-                    try store.update(resealed, previousToken: row.primaryKeyToken, in: connection)
+                    try store.update(resealed, previous: row, in: connection)
                     migrated += 1
                     if let limit = keychain.options.migrationFailureAfterRows, migrated >= limit {
                         throw KeychainError(.internal, "the upgrade was stopped after \(migrated) rows")

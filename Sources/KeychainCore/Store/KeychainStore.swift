@@ -16,13 +16,17 @@ final class KeychainStore: Sendable {
     /// Version 4 keyed its ledger by UUID and kept the synchronizable-items record in the
     /// `keychain` table; `upgradeFromVersion4` rebuilds the ledger keyed by token, with the
     /// authenticated root that now holds that record.
-    static let schemaVersion: Int64 = 5
+    /// Version 5 had no search index; `version5To6` adds its table and column, and the engine
+    /// fills them (`Keychain.indexPendingRows`), which needs the rows' keys.
+    static let schemaVersion: Int64 = 6
 
     /// A new database's schema. Each index costs every write a page (a frame in the WAL before
     /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
-    /// lookups, uniqueness), the UUID (persistent references) and, among protection classes, the
-    /// passcode-only class (whose rows a passcode removal deletes). A class's scan reads the
-    /// table in row order and skips other classes' rows without decrypting them.
+    /// lookups, uniqueness), the UUID (persistent references), the search index (one entry per
+    /// indexed attribute an item has: `AttributeCatalog.searchIndexed`), the rows not yet in
+    /// the search index (few, and none once indexed: a partial index), and, among protection
+    /// classes, the passcode-only class (whose rows a passcode removal deletes). A class's scan
+    /// reads the table in row order and skips other classes' rows without decrypting them.
     private static let schema = """
         CREATE TABLE items (
             rowid INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -32,12 +36,28 @@ final class KeychainStore: Sendable {
             pk BLOB NOT NULL UNIQUE,
             metadata BLOB NOT NULL,
             secret BLOB,
-            gen INTEGER NOT NULL DEFAULT 0
+            gen INTEGER NOT NULL DEFAULT 0,
+            idx BLOB
         );
         CREATE TABLE ledger (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
         CREATE INDEX items_of_passcode_class ON items(keyclass) WHERE keyclass = 'akpu';
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+        \(searchIndexSchema)
+        """
+
+    /// The search index: an entry per (token, row) in token then row order, so one token's rows
+    /// come out in row order; and the rows waiting to be indexed.
+    private static let searchIndexSchema = """
+        CREATE TABLE search_index (token BLOB NOT NULL, item INTEGER NOT NULL, PRIMARY KEY (token, item)) WITHOUT ROWID;
+        CREATE INDEX items_unindexed ON items(class) WHERE idx IS NULL;
+        """
+
+    /// The version 5 → 6 upgrade's SQL: the search index, every existing row waiting to enter
+    /// it (`Keychain.indexPendingRows` fills it as the rows' keys allow).
+    static let version5To6 = """
+        ALTER TABLE items ADD COLUMN idx BLOB;
+        \(searchIndexSchema)
         """
 
     /// The SQL half of the version 1 → 2 upgrade (the rows are re-sealed by `KeychainMigration`).
@@ -151,12 +171,13 @@ final class KeychainStore: Sendable {
     /// transaction); a current one is left alone.
     func upgrade(from version: Int64, in connection: SQLiteConnection) throws {
         if version <= 2 { try connection.execute(Self.version2To3) }
+        if version <= 3 { try connection.execute(Self.version3To4) }
+        if version <= 5 { try connection.execute(Self.version5To6) }
         if version <= 3 {
             // Generations and the ledger, every existing row at its generation 0: from now on no
             // row can be put back to a version older than the one it has.
-            try connection.execute(Self.version3To4)
             try buildLedger(in: connection) { _, _ in true }
-        } else {
+        } else if version == 4 {
             try upgradeFromVersion4(in: connection)
         }
         try removeValue(forKey: Self.legacySynchronizableItemsKey, in: connection)
@@ -241,10 +262,10 @@ final class KeychainStore: Sendable {
 
     // MARK: - Rows
 
-    private static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret, gen"
+    static let columns = "rowid, class, keyclass, uuid, pk, metadata, secret, gen, idx"
 
     /// The row whose columns start at column `first` of the statement's current result.
-    private static func readRow(_ statement: SQLiteStatement, from first: Int32) throws -> StoredRow {
+    static func readRow(_ statement: SQLiteStatement, from first: Int32) throws -> StoredRow {
         guard let itemClass = statement.text(first + 1).flatMap(ItemClass.init), let keyClass = statement.text(first + 2),
             let uuid = statement.blob(first + 3), let token = statement.blob(first + 4),
             let metadata = statement.blob(first + 5)
@@ -252,7 +273,7 @@ final class KeychainStore: Sendable {
         return StoredRow(
             rowID: statement.int64(first), itemClass: itemClass, keyClass: keyClass, uuid: uuid, primaryKeyToken: token,
             metadata: metadata, secret: statement.blob(first + 6), isSynchronizable: false,
-            generation: statement.int64(first + 7))
+            generation: statement.int64(first + 7), searchTokens: statement.blob(first + 8))
     }
 
     /// A row read inside a transaction, with its standing in the rollback ledger checked.
@@ -321,12 +342,12 @@ final class KeychainStore: Sendable {
         FROM (SELECT 1) LEFT JOIN items ON items.pk = ?1
         """)
     private static let insertRow = PreparedSQL(
-        "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret, gen) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        "INSERT INTO items(class, keyclass, uuid, pk, metadata, secret, gen, idx) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
     private static let updateRow = PreparedSQL(
-        "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
+        "UPDATE items SET keyclass = ?, pk = ?, metadata = ?, secret = ?, gen = ?, idx = ? WHERE rowid = ?")
     private static let updateSealedParts = PreparedSQL(
         "UPDATE items SET metadata = ?, secret = ?, gen = ? WHERE rowid = ?")
-    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ? RETURNING pk")
+    private static let deleteRow = PreparedSQL("DELETE FROM items WHERE rowid = ? RETURNING pk, idx")
     private static let insertAccessGroup = PreparedSQL("INSERT OR IGNORE INTO access_groups(token, name) VALUES (?, ?)")
 
     /// The row with item UUID `uuid`.
@@ -363,21 +384,26 @@ final class KeychainStore: Sendable {
                 .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
                 .blob(row.metadata),
                 row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
+                row.searchTokens.map(SQLiteValue.blob) ?? .null,
             ]).run()
         } catch let error as SQLiteError where error.isConstraint {
             throw KeychainError(.duplicateItem, "an item with the same primary key exists")
         }
         let rowID = connection.lastInsertRowID
+        try addSearchEntries(row.searchTokens, item: rowID, in: connection)
         try recordChange(removing: nil, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
         return rowID
     }
 
-    /// Replaces a row's protection class, token and sealed parts; a primary-key collision throws
-    /// `errSecDuplicateItem`. `previousToken` is the token the row held. When the caller keeps
-    /// the row's token and protection class only the sealed parts are written: no index entry is
-    /// rewritten, so the update dirties the row's page alone.
-    func update(_ row: StoredRow, previousToken: Data, sameKey: Bool = false, in connection: SQLiteConnection) throws {
-        if sameKey {
+    /// Replaces a row's protection class, token, search tokens and sealed parts; a primary-key
+    /// collision throws `errSecDuplicateItem`. `previous` is the row as it was. When the caller
+    /// keeps the row's token and protection class (`sameKey`) and its search tokens are the same,
+    /// only the sealed parts are written: no index entry is rewritten, so the update dirties the
+    /// row's page alone. Otherwise the search index loses the entries the row no longer has and
+    /// gains its new ones.
+    func update(_ row: StoredRow, previous: StoredRow, sameKey: Bool = false, in connection: SQLiteConnection) throws {
+        let previousToken = previous.primaryKeyToken
+        if sameKey && row.searchTokens == previous.searchTokens {
             try connection.statement(Self.updateSealedParts).bind([
                 .blob(row.metadata), row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
                 .integer(row.rowID),
@@ -386,11 +412,13 @@ final class KeychainStore: Sendable {
             do {
                 try connection.statement(Self.updateRow).bind([
                     .text(row.keyClass), .blob(row.primaryKeyToken), .blob(row.metadata),
-                    row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation), .integer(row.rowID),
+                    row.secret.map(SQLiteValue.blob) ?? .null, .integer(row.generation),
+                    row.searchTokens.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()
             } catch let error as SQLiteError where error.isConstraint {
                 throw KeychainError(.duplicateItem, "the update would give two items the same primary key")
             }
+            try replaceSearchEntries(of: row.rowID, from: previous.searchTokens, to: row.searchTokens, in: connection)
         }
         try recordChange(removing: previousToken, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
     }
@@ -412,8 +440,12 @@ final class KeychainStore: Sendable {
 
     /// Deletes the row with `rowID`.
     func delete(rowID: Int64, in connection: SQLiteConnection) throws {
-        for token in try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows({ $0.blob(0) ?? Data() }) {
+        let deleted = try connection.statement(Self.deleteRow).bind([.integer(rowID)]).rows {
+            ($0.blob(0) ?? Data(), $0.blob(1))
+        }
+        for (token, searchTokens) in deleted {
             try recordChange(removing: token, adding: nil, in: connection)
+            try removeSearchEntries(searchTokens, item: rowID, in: connection)
         }
     }
 
@@ -433,10 +465,13 @@ final class KeychainStore: Sendable {
     /// index); returns how many.
     @discardableResult
     func deletePasscodeClassRows(in connection: SQLiteConnection) throws -> Int {
-        let deleted = try connection.statement("DELETE FROM items WHERE keyclass = 'akpu' RETURNING pk").rows {
-            $0.blob(0) ?? Data()
+        let deleted = try connection.statement("DELETE FROM items WHERE keyclass = 'akpu' RETURNING rowid, pk, idx").rows {
+            ($0.int64(0), $0.blob(1) ?? Data(), $0.blob(2))
         }
-        for token in deleted { try recordChange(removing: token, adding: nil, in: connection) }
+        for (rowID, token, searchTokens) in deleted {
+            try recordChange(removing: token, adding: nil, in: connection)
+            try removeSearchEntries(searchTokens, item: rowID, in: connection)
+        }
         return deleted.count
     }
 
@@ -445,6 +480,7 @@ final class KeychainStore: Sendable {
     /// access-group registry stays, and the new root vouches for it.
     func deleteAllRows(in connection: SQLiteConnection) throws {
         try connection.statement("DELETE FROM items").run()
+        try connection.statement("DELETE FROM search_index").run()
         try connection.statement("DELETE FROM ledger").run()
         var root = LedgerRoot()
         root.registry = try registryDigest(of: try storedAccessGroups(in: connection))

@@ -47,8 +47,10 @@ struct PrimaryKeyEncoding {
     }
 
     /// Appends one member: blob and data kinds by their type-agnostic bytes (Apple compares those
-    /// by bytes), other kinds with a type tag.
-    private static func append(_ attribute: AttributeDescriptor, value: AttributeValue, to bytes: inout [UInt8]) {
+    /// by bytes), other kinds with a type tag. Two values encode alike exactly when the
+    /// keychain's matching calls them equal (case-sensitive), so a token of the encoding stands
+    /// for the value in lookups.
+    static func append(_ attribute: AttributeDescriptor, value: AttributeValue, to bytes: inout [UInt8]) {
         bytes.append(0)
         bytes.append(contentsOf: attribute.name.utf8)
         let lengthOffset = bytes.count

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The query planner's choice of the search index, and the index's upkeep for rows written
+/// before it existed.
+extension Keychain {
+    /// Which plan each search of this keychain (in this process) took so far.
+    public var queryPlanStatistics: QueryPlanStatistics { planStatistics.withLock { $0 } }
+
+    func recordPlan(_ plan: QueryPlanStatistics.Plan) {
+        planStatistics.withLock { $0.record(plan) }
+    }
+
+    /// The indexed attributes a planner prefers to drive a search with, most selective first:
+    /// values that name one item or a few (an application label, an account, a tag, a server, a
+    /// serial number) before those many items share (a service, a label, a group), and numbers
+    /// (a port, a key size: few distinct values) last.
+    private static let selectivity: [String] = [
+        "klbl", "acct", "atag", "slnr", "srvr", "issr", "svce", "labl", "path", "sdmn", "agrp",
+    ]
+
+    /// The search-index tokens a query's rows must hold, the most selective first (at most
+    /// `KeychainStore.maximumSearchTokens`); nil when the query names no indexed attribute, or
+    /// compares text case-insensitively (a token matches exact values only): it reads its class.
+    func searchIndexTokens(for request: ItemRequest) throws -> [Data]? {
+        guard !request.caseInsensitive, !request.attributes.isEmpty else { return nil }
+        let indexed = AttributeCatalog.searchIndexed(of: request.itemClass).filter { request.attributes[$0.name] != nil }
+        guard !indexed.isEmpty else { return nil }
+        let ranked = indexed.sorted { left, right in
+            let leftRank = Self.selectivity.firstIndex(of: left.name) ?? Self.selectivity.count
+            let rightRank = Self.selectivity.firstIndex(of: right.name) ?? Self.selectivity.count
+            return leftRank < rightRank
+        }
+        return try ranked.prefix(KeychainStore.maximumSearchTokens).map { attribute in
+            try sealer.searchToken(itemClass: request.itemClass, attribute: attribute, value: request.attributes[attribute.name]!)
+        }
+    }
+
+    /// How many rows one transaction of `indexPendingRows` indexes: the upgrade streams through
+    /// the table, holding the write lock for a short while at a time.
+    static let indexingBatch = 256
+
+    /// Enters rows written before the search index existed into it, a batch per transaction,
+    /// for every class whose keys are available (the others wait for the next unlock: until
+    /// then every search of their class considers them, so answers are the same). A row that
+    /// does not open (locked, damaged, rolled back) is left as it is. Returns how many rows were
+    /// indexed.
+    ///
+    /// It is an optimisation, so it gives way: a storage failure (a read-only or full disk)
+    /// stops it quietly and the rows wait.
+    @discardableResult
+    func indexPendingRows() -> Int {
+        var indexed = 0
+        do {
+            guard try store.withConnection({ try store.hasUnindexedRows(in: $0) }) else { return 0 }
+            for itemClass in ItemClass.stored {
+                var after: Int64 = 0
+                while true {
+                    let (count, last) = try writing { connection -> (Int, Int64?) in
+                        let rows = try store.unindexedRows(itemClass: itemClass, after: after, limit: Self.indexingBatch, in: connection)
+                        var count = 0
+                        for var row in rows {
+                            row.isCurrent = try store.isCurrent(row, in: connection)
+                            guard let record = try? sealer.openRecord(row) else { continue }
+                            let tokens = try sealer.searchTokens(itemClass: itemClass, attributes: record.attributes)
+                            try store.setSearchTokens(tokens, of: row.rowID, in: connection)
+                            count += 1
+                        }
+                        return (count, rows.last?.rowID)
+                    }
+                    indexed += count
+                    guard let last else { break }
+                    after = last
+                }
+            }
+        } catch {
+            return indexed
+        }
+        return indexed
+    }
+}

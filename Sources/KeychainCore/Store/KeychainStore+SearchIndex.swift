@@ -1,0 +1,130 @@
+import Foundation
+
+/// The search index: for each indexed attribute an item has, an entry naming the item's row
+/// under the keyed token of the attribute's value (`SearchIndexEncoding`). It narrows a search to
+/// the rows that may match; the engine still opens and matches each one, so an entry that names
+/// the wrong row costs a decryption and nothing else.
+extension KeychainStore {
+    private static let insertEntry = PreparedSQL("INSERT OR IGNORE INTO search_index(token, item) VALUES (?, ?)")
+    private static let deleteEntry = PreparedSQL("DELETE FROM search_index WHERE token = ? AND item = ?")
+    private static let setTokens = PreparedSQL("UPDATE items SET idx = ? WHERE rowid = ? AND idx IS NULL")
+
+    /// Adds the entries of a row's tokens.
+    func addSearchEntries(_ tokens: Data?, item: Int64, in connection: SQLiteConnection) throws {
+        guard let tokens else { return }
+        for token in SearchIndexEncoding.split(tokens) {
+            try connection.statement(Self.insertEntry).bind([.blob(token), .integer(item)]).run()
+        }
+    }
+
+    /// Removes the entries of a deleted row's tokens.
+    func removeSearchEntries(_ tokens: Data?, item: Int64, in connection: SQLiteConnection) throws {
+        guard let tokens else { return }
+        for token in SearchIndexEncoding.split(tokens) {
+            try connection.statement(Self.deleteEntry).bind([.blob(token), .integer(item)]).run()
+        }
+    }
+
+    /// Brings a row's entries from `old` tokens to `new` ones, touching only those that differ.
+    func replaceSearchEntries(of item: Int64, from old: Data?, to new: Data?, in connection: SQLiteConnection) throws {
+        guard old != new else { return }
+        let before = old.map(SearchIndexEncoding.split) ?? []
+        let after = new.map(SearchIndexEncoding.split) ?? []
+        for token in before where !after.contains(token) {
+            try connection.statement(Self.deleteEntry).bind([.blob(token), .integer(item)]).run()
+        }
+        for token in after where !before.contains(token) {
+            try connection.statement(Self.insertEntry).bind([.blob(token), .integer(item)]).run()
+        }
+    }
+
+    /// The statements selecting a class's rows that hold the first token and every other one,
+    /// in row order (the index keeps one token's entries in row order: no sort).
+    private static let searchStatements: [PreparedSQL] = (1...maximumSearchTokens).map { count in
+        let also = (1..<count).map { index in
+            " AND EXISTS (SELECT 1 FROM search_index WHERE token = ?\(index + 2) AND item = s.item)"
+        }.joined()
+        let columns = columns.split(separator: ",").map { "items." + $0.trimmingCharacters(in: .whitespaces) }
+        // An entry whose row is gone comes out as a row of NULLs (`searchRows` counts them).
+        return PreparedSQL(
+            "SELECT \(columns.joined(separator: ", ")) FROM search_index AS s LEFT JOIN items ON items.rowid = s.item"
+                + " WHERE s.token = ?1 AND (items.class = ?2 OR items.rowid IS NULL)\(also) ORDER BY s.item")
+    }
+
+    /// The most tokens one search statement checks (the first drives it; the others are a point
+    /// lookup each per row it selects).
+    static let maximumSearchTokens = 3
+
+    private static let selectUnindexed = PreparedSQL(
+        "SELECT \(columns) FROM items WHERE class = ?1 AND idx IS NULL AND rowid > ?2 ORDER BY rowid LIMIT ?3")
+
+    /// Visits, in row order until `visit` returns false, every row of `itemClass` whose entries
+    /// include all of `tokens` (the first selects, the others filter; at most
+    /// `maximumSearchTokens`), and every row of the class not yet indexed (it may match).
+    ///
+    /// As with `scan`, the rows' standing in the rollback ledger is not checked.
+    ///
+    /// - Returns: how many of the entries met name a row that does not exist: the keychain
+    ///   deletes a row's entries with it, so such an entry is the trace of a row removed from the
+    ///   database behind its back.
+    @discardableResult
+    func searchRows(
+        itemClass: ItemClass, tokens: [Data], in connection: SQLiteConnection, _ visit: (StoredRow) throws -> Bool
+    ) throws -> Int {
+        precondition(!tokens.isEmpty && tokens.count <= Self.maximumSearchTokens)
+        let pending = try unindexedRows(itemClass: itemClass, after: 0, limit: -1, in: connection)
+        var next = pending.startIndex
+        let statement = try connection.statement(Self.searchStatements[tokens.count - 1])
+        var values: [SQLiteValue] = [.blob(tokens[0]), .text(itemClass.rawValue)]
+        values += tokens.dropFirst().map { .blob($0) }
+        try statement.bind(values)
+        defer { statement.reset() }
+        var dangling = 0
+        while try statement.step() {
+            guard !statement.isNull(0) else {
+                dangling += 1
+                continue
+            }
+            let row = try Self.readRow(statement, from: 0)
+            while next < pending.endIndex && pending[next].rowID < row.rowID {
+                if try !visit(pending[next]) { return dangling }
+                next += 1
+            }
+            if try !visit(row) { return dangling }
+        }
+        while next < pending.endIndex {
+            if try !visit(pending[next]) { return dangling }
+            next += 1
+        }
+        return dangling
+    }
+
+    /// Removes the entries whose rows are gone (a row removed behind the keychain's back left
+    /// them); returns how many.
+    @discardableResult
+    func pruneDanglingSearchEntries(in connection: SQLiteConnection) throws -> Int {
+        try connection.statement("DELETE FROM search_index WHERE item NOT IN (SELECT rowid FROM items)").run()
+        return connection.changes
+    }
+
+    /// Up to `limit` (all when negative) rows of `itemClass` not yet indexed, after row id
+    /// `after`, in row order.
+    func unindexedRows(itemClass: ItemClass, after: Int64, limit: Int, in connection: SQLiteConnection) throws -> [StoredRow] {
+        try connection.statement(Self.selectUnindexed)
+            .bind([.text(itemClass.rawValue), .integer(after), .integer(Int64(limit))])
+            .rows { try Self.readRow($0, from: 0) }
+    }
+
+    /// Records the tokens of a row that had none, and its entries. A row that has tokens by now
+    /// (another process indexed it) is left as it is.
+    func setSearchTokens(_ tokens: Data, of item: Int64, in connection: SQLiteConnection) throws {
+        try connection.statement(Self.setTokens).bind([.blob(tokens), .integer(item)]).run()
+        guard connection.changes > 0 else { return }
+        try addSearchEntries(tokens, item: item, in: connection)
+    }
+
+    /// Whether any row is waiting to be indexed.
+    func hasUnindexedRows(in connection: SQLiteConnection) throws -> Bool {
+        try connection.statement("SELECT EXISTS (SELECT 1 FROM items WHERE idx IS NULL)").rows { $0.int64(0) != 0 }.first ?? false
+    }
+}
