@@ -57,7 +57,10 @@ extension Keychain {
         var damagedRows: [StoredRow] = []
         var missingTokens: [Data] = []
         var visited = false
+        var examined = 0
+        defer { planStatistics.withLock { $0.rowsExamined += examined } }
         func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
+            examined += 1
             var row = row
             let record: ItemRecord?
             // What the row shows in the clear rules it out before any key is needed, so a row of

@@ -22,7 +22,7 @@ extension Keychain {
     /// `KeychainStore.maximumSearchTokens`); nil when the query names no indexed attribute, or
     /// compares text case-insensitively (a token matches exact values only): it reads its class.
     func searchIndexTokens(for request: ItemRequest) throws -> [Data]? {
-        guard !request.caseInsensitive, !request.attributes.isEmpty else { return nil }
+        guard options.usesSearchIndex, !request.caseInsensitive, !request.attributes.isEmpty else { return nil }
         let indexed = AttributeCatalog.searchIndexed(of: request.itemClass).filter { request.attributes[$0.name] != nil }
         guard !indexed.isEmpty else { return nil }
         let ranked = indexed.sorted { left, right in

@@ -21,6 +21,9 @@ public struct KeychainOptions: Sendable {
     /// Called at each point of a passcode change; throwing there interrupts the change as a
     /// crash would (tests prove that every point leaves a keychain that opens).
     var passcodeChangeInterruption: (@Sendable (Keychain.PasscodeChangePoint) throws -> Void)?
+    /// Whether the planner may answer a search from the search index; false reads the class
+    /// instead (tests compare the two answers, which must be the same).
+    var usesSearchIndex = true
 
     /// Options with the given costs and clock.
     public init(passcodeIterations: Int? = nil, backupWorkFactor: Int = 17, clock: any KeychainClock = SystemClock()) {

@@ -9,6 +9,9 @@ public struct QueryPlanStatistics: Equatable, Sendable {
     public var searchIndex = 0
     /// Searches that read every row of their class.
     public var scan = 0
+    /// Rows the searches read from the database and judged (decrypting those their clear
+    /// columns do not rule out), whatever the plan.
+    public var rowsExamined = 0
 
     /// No search yet.
     public init() {}
