@@ -111,6 +111,23 @@ struct SearchIndexTests {
         #expect(scanner.queryPlanStatistics.scan == Self.queries.count)
     }
 
+    @Test("an access group compares as text: a canonically equivalent spelling finds the item through the index too")
+    func accessGroupEquivalentSpelling() throws {
+        let temporary = try TemporaryKeychain()
+        var request = ItemRequest(itemClass: .genericPassword)
+        request.attributes = ["svce": .string("svc"), "agrp": .string("com.example.caf\u{E9}")]
+        request.secret = Data("s".utf8)
+        _ = try temporary.keychain.add(request, context: Self.everyGroup)
+        var query = ItemRequest(itemClass: .genericPassword)
+        query.attributes["agrp"] = .string("com.example.cafe\u{301}")
+        var scanning = TemporaryKeychain.options
+        scanning.usesSearchIndex = false
+        let scanner = try Keychain.openSeparately(path: temporary.keychain.path, options: scanning)
+        #expect(try Self.answer(scanner, query).count == 1)
+        #expect(try Self.answer(temporary.keychain, query).count == 1)
+        #expect(temporary.keychain.queryPlanStatistics.searchIndex == 1)
+    }
+
     @Test("a search by service reads only the rows of that service; one naming no indexed attribute reads the class")
     func readsOnlyMatchingRows() throws {
         let temporary = try TemporaryKeychain()
