@@ -16,6 +16,7 @@ final class Floor {
     private var insert: OpaquePointer?
     private var update: OpaquePointer?
     private var delete: OpaquePointer?
+    private var search: OpaquePointer?
 
     /// A floor table of `items` rows whose blobs have `blobSize` bytes.
     init(path: String, items: Int, blobSize: Int) {
@@ -41,6 +42,25 @@ final class Floor {
         }
         exec("COMMIT")
         sqlite3_finalize(statement)
+        // The search floor: the same rows in a table of their own (so the write floors keep one
+        // index), each with a 16-byte group token shared by `Workload.groupSize` rows, indexed.
+        exec("CREATE TABLE IF NOT EXISTS floor_search (rowid INTEGER PRIMARY KEY, grp BLOB NOT NULL, blob BLOB)")
+        exec("CREATE INDEX IF NOT EXISTS floor_search_grp ON floor_search(grp)")
+        sqlite3_prepare_v2(db, "INSERT INTO floor_search(grp, blob) VALUES (?, ?)", -1, &statement, nil)
+        exec("BEGIN")
+        let groups = max(1, items / Workload.groupSize)
+        for index in 0..<items {
+            bind(statement, Floor.groupToken(index % groups), sealed)
+            sqlite3_step(statement)
+            sqlite3_reset(statement)
+            if index % 50_000 == 49_999 {
+                exec("COMMIT")
+                exec("BEGIN")
+            }
+        }
+        exec("COMMIT")
+        sqlite3_finalize(statement)
+        sqlite3_prepare_v2(db, "SELECT blob FROM floor_search WHERE grp = ?", -1, &search, nil)
         sqlite3_prepare_v2(db, "SELECT blob FROM floor WHERE pk = ?", -1, &select, nil)
         sqlite3_prepare_v2(db, "INSERT INTO floor(pk, blob) VALUES (?, ?)", -1, &insert, nil)
         sqlite3_prepare_v2(db, "UPDATE floor SET blob = ? WHERE pk = ?", -1, &update, nil)
@@ -48,7 +68,7 @@ final class Floor {
     }
 
     deinit {
-        for statement in [select, insert, update, delete] { sqlite3_finalize(statement) }
+        for statement in [select, insert, update, delete, search] { sqlite3_finalize(statement) }
         sqlite3_close_v2(db)
     }
 
@@ -93,6 +113,28 @@ final class Floor {
             _ = Floor.gcm(encrypt: false, key: key, nonce: nonce, input: bytes)
         }
         sqlite3_reset(select)
+    }
+
+    /// The 16-byte token of search group `group` (like a search-index token).
+    static func groupToken(_ group: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0x5A, count: 16)
+        withUnsafeBytes(of: UInt64(group).bigEndian) { bytes.replaceSubrange(8..<16, with: $0) }
+        return bytes
+    }
+
+    /// An indexed SELECT of one group's rows (`Workload.groupSize` of them) plus one decrypt each.
+    @inline(never)
+    func searchGroup(_ group: Int) -> Int {
+        sqlite3_bind_blob(search, 1, Floor.groupToken(group), 16, nil)
+        var found = 0
+        while sqlite3_step(search) == SQLITE_ROW {
+            let count = Int(sqlite3_column_bytes(search, 0))
+            let bytes = [UInt8](UnsafeRawBufferPointer(start: sqlite3_column_blob(search, 0), count: count))
+            _ = Floor.gcm(encrypt: false, key: key, nonce: nonce, input: bytes)
+            found += 1
+        }
+        sqlite3_reset(search)
+        return found
     }
 
     /// One committed INSERT plus one encrypt.

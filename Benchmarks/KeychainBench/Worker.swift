@@ -15,6 +15,7 @@ import Security
 /// before the timed call, as in the benchmark. Timed modes print their samples (ns) on one line.
 enum Worker {
     static func run(mode: String, items: Int, count: Int) {
+        Workload.itemCount = items
         var generator = SplitMix(seed: UInt64(getpid()))
         let tag = "added-\(getpid())-"
         func pick() -> Int { Int(generator.next() % UInt64(max(items, 1))) }
@@ -57,6 +58,12 @@ enum Worker {
         case "filter":
             for _ in 0..<count {
                 let query = Workload.filterQuery(pick()) as CFDictionary
+                var result: CFTypeRef?
+                samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
+            }
+        case "by-service":
+            for _ in 0..<count {
+                let query = Workload.attributeQuery(kSecAttrService, Workload.service(pick()), limit: nil) as CFDictionary
                 var result: CFTypeRef?
                 samples.measure { expect(SecItemCopyMatching(query, &result), errSecSuccess) }
             }

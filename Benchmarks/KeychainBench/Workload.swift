@@ -4,8 +4,15 @@ import Security
 
 /// The items a benchmark keychain holds: realistic generic passwords with 8–64 byte secrets.
 enum Workload {
-    static func service(_ index: Int) -> String { "com.example.app\(index % 100)" }
+    /// Items per service and per label: a search by either returns this many at every size.
+    static let groupSize = 100
+    /// The number of items of the keychain being measured (set before populating it).
+    nonisolated(unsafe) static var itemCount = 1000
+    /// Services: item `index` belongs to service `index mod (itemCount / groupSize)`.
+    static func service(_ index: Int) -> String { "com.example.app\(index % max(1, itemCount / groupSize))" }
     static func account(_ index: Int) -> String { "user\(index)@example.com" }
+    /// Labels: `groupSize` consecutive items share one.
+    static func label(_ index: Int) -> String { "Label \(index / groupSize)" }
     static func tier(_ index: Int) -> String { "tier-\(index % 1000)" }
 
     /// A deterministic secret of 8–64 bytes.
@@ -26,7 +33,7 @@ enum Workload {
                 var request = ItemRequest(itemClass: .genericPassword)
                 request.attributes["svce"] = .string(service(index))
                 request.attributes["acct"] = .string(account(index))
-                request.attributes["labl"] = .string("Account \(index)")
+                request.attributes["labl"] = .string(label(index))
                 request.attributes["desc"] = .string(tier(index))
                 request.secret = secret(index)
                 return request
@@ -60,6 +67,17 @@ enum Workload {
             kSecAttrDescription as String: tier(index),
             kSecReturnAttributes as String: true,
             kSecMatchLimit as String: kSecMatchLimitAll,
+        ]
+    }
+
+    /// A query by one indexed attribute (`kSecAttrService`, `kSecAttrLabel`, `kSecAttrAccessGroup`)
+    /// returning the attributes of `limit` matches (all when nil).
+    static func attributeQuery(_ attribute: CFString, _ value: String, limit: Int?) -> [String: Any] {
+        [
+            kSecClass as String: kSecClassGenericPassword,
+            attribute as String: value,
+            kSecReturnAttributes as String: true,
+            kSecMatchLimit as String: limit.map { $0 as Any } ?? kSecMatchLimitAll,
         ]
     }
 
