@@ -92,7 +92,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security"],
+            dependencies: ["Security", "KeychainCore"],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -50,7 +50,7 @@ public func SecCertificateCopyPublicKey(_ certificate: SecCertificate) -> SecKey
 /// - Returns: `errSecSuccess`; errSecInternal (-26276, from Apple's SecBasePriv.h) when the
 ///   subject has no common name, as Apple's implementation returns.
 public func SecCertificateCopyCommonName(_ certificate: SecCertificate, _ commonName: UnsafeMutablePointer<CFString?>) -> OSStatus {
-    guard let name = certificate.certificate.commonNames.last else { return -26276 }
+    guard let name = certificate.certificate.commonNames.last else { return StatusMapping.errSecInternal }
     commonName.pointee = name as NSString
     return errSecSuccess
 }

@@ -118,11 +118,12 @@ enum KeychainSession {
         do {
             try keychain.unlock(passcode: data)
         } catch let error as KeychainError where error.code == .authFailed {
-            var message = ToolError.status(errSecAuthFailed, api: api).message ?? ""
+            let status = StatusMapping.status(for: error)
+            var message = ToolError.status(status, api: api).message ?? ""
             if let delay = try? keychain.passcodeRetryDelay {
                 message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
             }
-            throw ToolError.failed(result: errSecAuthFailed, message: message)
+            throw ToolError.failed(result: status, message: message)
         } catch {
             throw ToolError.api(api, error)
         }

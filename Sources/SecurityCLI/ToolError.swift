@@ -39,26 +39,27 @@ enum ToolError: Error, Equatable {
         }
     }
 
-    /// An API failure from whatever the engine threw: a `KeychainError`'s status, or
-    /// errSecInternalComponent for anything else. A refused file (errSecWrPerm, exit 195) adds
-    /// the lines `unsafeFileLines` prints.
+    /// An API failure from whatever the engine threw, with the status the `Security` functions
+    /// report for it (`StatusMapping`: errSecInternalComponent for anything but a
+    /// `KeychainError`). A refused file (errSecWrPerm, exit 195) adds the lines
+    /// `unsafeFileLines` prints.
     ///
     /// A damaged keychain or item (errSecDecode, errSecInvalidKeychain) adds the engine's reason
     /// on a line of its own (`security: the keychain is damaged: …`): reasons name what is
     /// damaged, never a value, and the status's text alone does not say it.
     static func api(_ api: String, _ error: any Error) -> ToolError {
         if let failure = error as? ToolError { return failure }
+        let status = StatusMapping.status(for: error)
         if let keychainError = error as? KeychainError {
-            let statusLine = ToolError.status(keychainError.status, api: api).message ?? ""
+            let statusLine = ToolError.status(status, api: api).message ?? ""
             if keychainError.unsafeFile != nil {
-                return .failed(result: keychainError.status, message: statusLine + unsafeFileLines(keychainError))
+                return .failed(result: status, message: statusLine + unsafeFileLines(keychainError))
             }
             if keychainError.code == .decode || keychainError.code == .invalidKeychain {
-                return .failed(result: keychainError.status, message: statusLine + damageLine(keychainError.reason))
+                return .failed(result: status, message: statusLine + damageLine(keychainError.reason))
             }
-            return .status(keychainError.status, api: api)
         }
-        return .status(errSecInternalComponent, api: api)
+        return .status(status, api: api)
     }
 
     /// `security: the keychain is damaged: <reason>` (the prefix once, when the reason lacks it).

@@ -1,4 +1,5 @@
 import Foundation
+import Security
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
@@ -29,7 +30,7 @@ struct FilePermissionTests {
             _ = try Keychain.open(path: keychain.database, create: false)
             Issue.record("the engine opened the keychain")
         } catch let error as KeychainError {
-            #expect(error.status == Self.writePermission, "\(error)")
+            #expect(StatusMapping.status(for: error) == Self.writePermission, "\(error)")
             #expect(error.reason.contains(part.roleWord), "\(error.reason)")
             #expect(error.reason.contains(exposure.fixWord), "\(error.reason)")
             #expect(!error.reason.contains(directory.path), "the engine's reason names no path: \(error.reason)")
@@ -71,7 +72,7 @@ struct FilePermissionTests {
             try keychain.setAutoLock(interval: 60)
             Issue.record("the keybag was replaced")
         } catch let error as KeychainError {
-            #expect(error.status == Self.writePermission && error.reason.contains("keybag"), "\(error)")
+            #expect(StatusMapping.status(for: error) == Self.writePermission && error.reason.contains("keybag"), "\(error)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: keybag)) == before)
         var info = stat()
@@ -111,7 +112,7 @@ struct FilePermissionTests {
             _ = try Keychain.open(path: keychain.database, create: false)
             Issue.record("the engine followed the link")
         } catch let error as KeychainError {
-            #expect(error.status == Self.writePermission && error.reason.contains("symbolic link"), "\(error)")
+            #expect(StatusMapping.status(for: error) == Self.writePermission && error.reason.contains("symbolic link"), "\(error)")
         }
         #expect(try keychain.probe() == "find: -61 -\nadd: -61\nupdate: -61\ndelete: -61\n")
         let find = try keychain.security(["find-generic-password", "-a", "me", "-s", "svc", "-w"])
@@ -136,7 +137,7 @@ struct FilePermissionTests {
                 try keychain.store.withConnection { _ in }
                 Issue.record("a connection opened with a \(part) open to others")
             } catch let error as KeychainError {
-                #expect(error.status == Self.writePermission && error.reason.contains(part.roleWord), "\(error)")
+                #expect(StatusMapping.status(for: error) == Self.writePermission && error.reason.contains(part.roleWord), "\(error)")
             }
             chmod(file, 0o600)
             try keychain.store.withConnection { _ in }

@@ -1,70 +1,74 @@
-/// An error raised by the keychain engine.
+/// An error raised by the keychain engine: what went wrong, in the engine's terms.
 ///
-/// The engine throws typed errors; the `Security` surface turns each into the `OSStatus` Apple's
-/// API returns for the same situation. A reason never contains a secret or an attribute value:
-/// it names keys and classes only, so it is safe to log.
+/// The engine knows no `OSStatus`: the `Security` surface alone maps each code to the status
+/// Apple's API returns for the same situation (and the `security` command uses that mapping).
+/// Failures of SQLite and OpenSSL become these errors where the engine calls them. A reason
+/// never contains a secret or an attribute value: it names keys and classes only, so it is safe
+/// to log.
 public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The situations the engine reports, each with the `OSStatus` value Apple uses for it.
-    public enum Code: Int32, Sendable {
-        /// `errSecUnimplemented`: the operation exists in Apple's API but not (yet) here.
-        case unimplemented = -4
-        /// `errSecDiskFull`: the disk holding the keychain is full.
-        case diskFull = -34
-        /// `errSecIO`: the storage layer failed to read or write.
-        case io = -36
-        /// `errSecWrPerm`: a keychain file or directory is not private to the calling user (owned
-        /// by another user, open to group or others, or a link), so it is not used; or it cannot
-        /// be written (a read-only filesystem or directory).
-        case writePermission = -61
-        /// `errSecParam`: a request dictionary or value is not valid.
-        case param = -50
-        /// `errSecAllocate`: memory or disk space ran out.
-        case allocate = -108
-        /// `errSecNotAvailable`: the keychain database could not be used.
-        case notAvailable = -25291
-        /// `errSecReadOnly`: the keychain cannot be modified.
-        case readOnly = -25292
-        /// `errSecAuthFailed`: a passphrase or authentication was wrong.
-        case authFailed = -25293
-        /// `errSecNoSuchKeychain`: the named keychain does not exist.
-        case noSuchKeychain = -25294
-        /// `errSecInvalidKeychain`: the file is not a keychain this version can read.
-        case invalidKeychain = -25295
-        /// `errSecDuplicateKeychain`: a keychain with that name already exists.
-        case duplicateKeychain = -25296
-        /// `errSecDuplicateItem`: an item with the same primary key already exists.
-        case duplicateItem = -25299
-        /// `errSecItemNotFound`: nothing matched.
-        case itemNotFound = -25300
-        /// `errSecNoSuchAttr`: an attribute does not exist.
-        case noSuchAttribute = -25303
-        /// `errSecNoSuchClass`: `kSecClass` names no known class.
-        case noSuchClass = -25306
-        /// `errSecKeySizeNotAllowed`: a key size the key type does not support.
-        case keySizeNotAllowed = -25311
-        /// `errSecUnsupportedFormat`: a file format this keychain cannot import or export.
-        case unsupportedFormat = -25256
-        /// `errSecUnknownFormat`: input that is not in any format this keychain knows.
-        case unknownFormat = -25257
-        /// `errSecPassphraseRequired`: an encrypted import needs a passphrase.
-        case passphraseRequired = -25260
-        /// `errSecVerifyFailed`: a signature did not verify.
-        case verifyFailed = -67808
-        /// `errSecInteractionNotAllowed`: the item's protection class is unavailable now.
-        case interactionNotAllowed = -25308
-        /// `errSecDecode`: stored data failed authentication or could not be decoded.
-        case decode = -26275
-        /// `errSecMissingEntitlement`: the process is not entitled to an access group.
-        case missingEntitlement = -34018
-        /// `errSecInternal`: an invariant of the engine failed.
-        case `internal` = -26276
+    /// The situations the engine reports. Each is named after the `errSec…` status the `Security`
+    /// surface reports it as (`.decode` as errSecDecode, `.writePermission` as errSecWrPerm), so
+    /// an engine comment saying a call "throws errSecDecode" means the code `.decode`.
+    public enum Code: Sendable, CaseIterable {
+        /// The operation exists in Apple's API but not (yet) here.
+        case unimplemented
+        /// The disk holding the keychain is full.
+        case diskFull
+        /// The storage layer failed to read or write.
+        case io
+        /// A keychain file or directory is not private to the calling user (owned by another
+        /// user, open to group or others, or a link), so it is not used; or it cannot be written
+        /// (a read-only filesystem or directory).
+        case writePermission
+        /// A request dictionary or value is not valid.
+        case param
+        /// Memory or disk space ran out.
+        case allocate
+        /// The keychain database could not be used.
+        case notAvailable
+        /// The keychain cannot be modified.
+        case readOnly
+        /// A passphrase or authentication was wrong.
+        case authFailed
+        /// The named keychain does not exist.
+        case noSuchKeychain
+        /// The file is not a keychain this version can read.
+        case invalidKeychain
+        /// A keychain with that name already exists.
+        case duplicateKeychain
+        /// An item with the same primary key already exists.
+        case duplicateItem
+        /// Nothing matched.
+        case itemNotFound
+        /// An attribute does not exist.
+        case noSuchAttribute
+        /// The item class (`kSecClass`) names no known class.
+        case noSuchClass
+        /// A key size the key type does not support.
+        case keySizeNotAllowed
+        /// A file format this keychain cannot import or export.
+        case unsupportedFormat
+        /// Input that is not in any format this keychain knows.
+        case unknownFormat
+        /// An encrypted import needs a passphrase.
+        case passphraseRequired
+        /// A signature did not verify.
+        case verifyFailed
+        /// The item's protection class is unavailable now.
+        case interactionNotAllowed
+        /// Stored data failed authentication or could not be decoded.
+        case decode
+        /// The process is not entitled to an access group.
+        case missingEntitlement
+        /// An invariant of the engine failed.
+        case `internal`
     }
 
-    /// What went wrong, as an `OSStatus`-valued code.
+    /// What went wrong.
     public let code: Code
     /// A human-readable reason naming keys or classes, never values.
     public let reason: String
-    /// For an `errSecWrPerm` refusal: the file or directory refused, with its path and the fix
+    /// For a `.writePermission` refusal: the file or directory refused, with its path and the fix
     /// (the path stays out of `reason`).
     public let unsafeFile: UnsafeFile?
 
@@ -75,7 +79,7 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         unsafeFile = nil
     }
 
-    /// The `errSecWrPerm` error refusing `file`; its reason names the file's role, the problem
+    /// The `.writePermission` error refusing `file`; its reason names the file's role, the problem
     /// and the fix, not the path.
     public init(refusing file: UnsafeFile) {
         code = .writePermission
@@ -83,11 +87,9 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         unsafeFile = file
     }
 
-    /// The `OSStatus` value Apple's API returns for this error.
-    public var status: Int32 { code.rawValue }
+    /// The code and the reason: `decode: the keychain is damaged: …`.
+    public var description: String { "\(code): \(reason)" }
 
-    public var description: String { "\(code) (\(code.rawValue)): \(reason)" }
-
-    /// `errSecParam` with a reason.
+    /// A `.param` error (a request or value that is not valid) with a reason.
     public static func param(_ reason: String) -> KeychainError { KeychainError(.param, reason) }
 }

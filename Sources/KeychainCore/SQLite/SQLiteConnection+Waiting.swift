@@ -9,7 +9,7 @@ extension SQLiteConnection {
     /// under heavy contention a waiter can lose the race for the lock for seconds while others
     /// come and go (up to 4.4 s of a 10 s budget with 8 processes × 4 threads). Polling often with
     /// random jitter keeps every waiter in the race, so the bound is reached only when the lock is
-    /// really held that long; then the statement fails with SQLITE_BUSY (errSecNotAvailable).
+    /// really held that long; then the statement fails with SQLITE_BUSY.
     static func waitForLocks(_ db: OpaquePointer, milliseconds: Int32) {
         sqlite3_busy_handler(
             db,

@@ -111,31 +111,3 @@ enum SQLiteValue {
     case text(String)
     case blob(Data)
 }
-
-/// A failed SQLite call: the result code and SQLite's message (which never includes bound values).
-struct SQLiteError: Error {
-    let code: Int32
-    let message: String
-
-    /// The primary result code (the low byte of an extended code).
-    var primary: Int32 { code & 0xff }
-
-    var isConstraint: Bool { primary == SQLITE_CONSTRAINT }
-
-    /// The keychain status Apple maps this SQLite result to (`SecErrorGetOSStatus`), with
-    /// SQLITE_FULL reported as a full disk.
-    var keychainError: KeychainError {
-        switch primary {
-        case SQLITE_CONSTRAINT: return KeychainError(.duplicateItem, "the item's primary key is already in use")
-        case SQLITE_READONLY: return KeychainError(.readOnly, "the keychain database is read-only")
-        case SQLITE_NOMEM: return KeychainError(.allocate, "SQLite ran out of memory")
-        case SQLITE_IOERR: return KeychainError(.io, "SQLite I/O error \(code)")
-        case SQLITE_FULL: return KeychainError(.diskFull, "the disk holding the keychain is full")
-        case SQLITE_CORRUPT, SQLITE_NOTADB: return KeychainError(.invalidKeychain, "the keychain database is damaged")
-        case SQLITE_BUSY, SQLITE_LOCKED:
-            return KeychainError(.notAvailable, "the keychain stayed busy past the wait limit")
-        case SQLITE_CANTOPEN: return KeychainError(.notAvailable, "the keychain database could not be opened")
-        default: return KeychainError(.notAvailable, "SQLite error \(code): \(message)")
-        }
-    }
-}

@@ -55,12 +55,13 @@ struct SetKeychainPasswordCommand: CommandDefinition {
         do {
             deleted = try keychain.changePasscode(from: Data(oldPassword), to: Data(newPassword))
         } catch let error as KeychainError {
-            var message = "security: error changing password for \"\(name ?? "<NULL>")\": \(ToolError.text(for: error.status))\n"
+            let status = StatusMapping.status(for: error)
+            var message = "security: error changing password for \"\(name ?? "<NULL>")\": \(ToolError.text(for: status))\n"
             message += ToolError.unsafeFileLines(error)
             if error.code == .authFailed, let delay = try? keychain.passcodeRetryDelay {
                 message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
             }
-            throw ToolError.failed(result: error.status, message: message)
+            throw ToolError.failed(result: status, message: message)
         }
         if deleted > 0 {
             console.error("security: \(deleted) item\(deleted == 1 ? "" : "s") that required the keychain password (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly) deleted\n")

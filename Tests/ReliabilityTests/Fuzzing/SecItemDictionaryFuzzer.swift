@@ -11,7 +11,7 @@ import Foundation
 /// themselves), bridges it as the SecItem functions do, parses it for all four operations and
 /// as an update's changes for every class, and runs parsed searches on a small keychain.
 /// Properties:
-/// - nothing crashes; every failure is a `KeychainError` (an `OSStatus`);
+/// - nothing crashes; every failure is a `KeychainError` (which the surface reports as an `OSStatus`);
 /// - a request nested past `RequestValue.maximumNestingDepth` (or holding itself) is
 ///   `errSecParam`, and one within the limit whose keys are strings bridges;
 /// - a parsed add names only attributes its class has;
@@ -113,7 +113,8 @@ enum SecItemDictionaryFuzzer {
             if !tooDeep && stringKeys {
                 throw FuzzFailure("a request \(built.deepestLevel) levels deep with string keys was refused: \(error)")
             }
-            if error.status != errSecParam { throw FuzzFailure("a malformed request gave \(error.status), not errSecParam") }
+            let status = StatusMapping.status(for: error)
+            if status != errSecParam { throw FuzzFailure("a malformed request gave \(status), not errSecParam") }
             return
         }
         if tooDeep {
