@@ -5,7 +5,7 @@ import Testing
 @Suite("The attribute catalog")
 struct AttributeCatalogTests {
     @Test(
-        "primary keys are the seeds' table plus access group and synchronizable",
+        "each class's primary key is Apple's per-class attributes plus access group and synchronizable",
         arguments: [
             (ItemClass.genericPassword, ["svce", "acct"]),
             (.internetPassword, ["acct", "srvr", "path", "port", "ptcl", "atyp", "sdmn"]),

@@ -169,7 +169,7 @@ struct AccessControlTests {
         }
     }
 
-    @Test("kSecAttrAccessible together with kSecAttrAccessControl is errSecParam (D8)", arguments: ["ak", "cku"])
+    @Test("kSecAttrAccessible together with kSecAttrAccessControl is errSecParam", arguments: ["ak", "cku"])
     func accessibleAndAccessControl(protection: String) throws {
         try TemporaryKeychain.run { _ in
             let control = try #require(create(protection as CFString, .devicePasscode).0)

@@ -6,7 +6,7 @@ private let appEntitlements = TestEntitlements.groups(
     applicationIdentifier: "TEAM123456.com.example.app",
     keychainAccessGroups: ["TEAM123456.com.example.shared", "TEAM123456.com.example.app"])
 
-@Suite("Access groups (D15)")
+@Suite("Access groups from the process's entitlements")
 struct AccessGroupTests {
     @Test("Without an entitlements file every item is in the group \"default\"")
     func defaultGroup() throws {

@@ -109,9 +109,9 @@ struct ForeignAttribute: Sendable, CustomTestStringConvertible {
     var value: Any { ["atag", "issr"].contains(attribute) ? Data("x".utf8) : "x" }
 
     static let all: [ForeignAttribute] = [
-        .init(itemClass: "inet", attribute: "svce", note: "seed 000: kSecAttrService does not exist on internet passwords"),
-        .init(itemClass: "inet", attribute: "gena", note: "seed 000: kSecAttrGeneric does not exist on internet passwords"),
-        .init(itemClass: "cert", attribute: "atag", note: "seed 000: kSecAttrApplicationTag is not valid on certificates"),
+        .init(itemClass: "inet", attribute: "svce", note: "kSecAttrService does not exist on internet passwords"),
+        .init(itemClass: "inet", attribute: "gena", note: "kSecAttrGeneric does not exist on internet passwords"),
+        .init(itemClass: "cert", attribute: "atag", note: "kSecAttrApplicationTag is not valid on certificates"),
         .init(itemClass: "genp", attribute: "srvr", note: "server is an internet-password attribute"),
         .init(itemClass: "genp", attribute: "atag", note: "the application tag is a key attribute"),
         .init(itemClass: "keys", attribute: "acct", note: "keys have no account"),
@@ -123,9 +123,9 @@ struct ForeignAttribute: Sendable, CustomTestStringConvertible {
 
 @Suite("SecItemAdd")
 struct AddTests {
-    // MARK: The item-classes guide's own checks of each class
+    // MARK: Each class's own checks
 
-    @Test("Seed 000 table: add with kSecClassIdentity is errSecParam")
+    @Test("An identity added without a kSecValueRef is errSecParam and stores nothing")
     func identityAddIsParam() throws {
         try TemporaryKeychain.run { _ in
             #expect(add([kSecClass as String: kSecClassIdentity]) == errSecParam)
@@ -135,7 +135,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 table: a key without kSecAttrKeyType is errSecParam and stores nothing (D7)")
+    @Test("A key added without kSecAttrKeyType is errSecParam and stores nothing")
     func keyWithoutTypeIsParam() throws {
         try TemporaryKeychain.run { _ in
             var key = keyItem()
@@ -147,7 +147,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 table: adding twice with the same primary key is errSecDuplicateItem", arguments: ["genp", "inet", "keys", "cert"])
+    @Test("Adding twice with the same primary key is errSecDuplicateItem and keeps one item", arguments: ["genp", "inet", "keys", "cert"])
     func addTwiceIsDuplicate(itemClass: String) throws {
         try TemporaryKeychain.run { _ in
             let item = NonKeyAttribute(itemClass: itemClass, attribute: "labl").base
@@ -157,7 +157,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 table: synchronizable true with a ThisDeviceOnly value is errSecParam")
+    @Test("A synchronizable password that is WhenUnlockedThisDeviceOnly is errSecParam and is not stored")
     func synchronizableThisDeviceOnlyIsParam() throws {
         try TemporaryKeychain.run { _ in
             let item = newGenericPassword(
@@ -167,7 +167,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 table: a certificate with kSecAttrApplicationTag is errSecParam")
+    @Test("Certificate attributes with kSecAttrApplicationTag are errSecParam and store nothing")
     func certificateWithApplicationTagIsParam() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(merged(certificateItem(), [kSecAttrApplicationTag as String: Data("tag".utf8)])) == errSecParam)
@@ -175,7 +175,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 table: a key query without kSecAttrKeyClass matches keys of every class")
+    @Test("A key query without kSecAttrKeyClass matches keys of every class")
     func keyQueryWithoutKeyClassMatchesEveryClass() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(keyItem(tag: "shared", keyClass: kSecAttrKeyClassPrivate)) == errSecSuccess)
@@ -188,7 +188,7 @@ struct AddTests {
         }
     }
 
-    @Test("Seed 000 mistake 3: a key query without kSecAttrKeyType matches RSA and EC keys with the same tag")
+    @Test("A key query without kSecAttrKeyType matches RSA and EC keys with the same tag")
     func keyQueryWithoutKeyTypeMatchesEveryType() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(keyItem(tag: "t")) == errSecSuccess)
@@ -259,7 +259,7 @@ struct AddTests {
 
     // MARK: Class-invalid attributes, identity
 
-    @Test("An attribute the class does not have is errSecParam in every dictionary (D3)", arguments: ForeignAttribute.all)
+    @Test("An attribute the class does not have is errSecParam in an add, a search, an update and a delete", arguments: ForeignAttribute.all)
     func foreignAttributeIsParam(foreign: ForeignAttribute) throws {
         try TemporaryKeychain.run { _ in
             let item = merged(foreign.item, [kSecValueData as String: Data("s".utf8)])
@@ -278,7 +278,7 @@ struct AddTests {
     // MARK: Search keys in an add
 
     @Test(
-        "kSecMatch… keys and kSecUseItemList in SecItemAdd are errSecParam and store nothing (D1)",
+        "kSecMatch… keys and kSecUseItemList in SecItemAdd are errSecParam and store nothing: an add takes no search keys",
         arguments: [
             ("m_Limit", "m_LimitOne"), ("m_Limit", "m_LimitAll"), ("m_Limit", 5), ("m_CaseInsensitive", true),
             ("m_ItemList", ["x"]), ("m_SubjectContains", "x"), ("m_ValidOnDate", Date(timeIntervalSince1970: 0)),
@@ -294,7 +294,7 @@ struct AddTests {
     // MARK: Defaults, control keys, system attributes
 
     @Test(
-        "Default accessibility: WhenUnlocked for passwords and keys, Always for certificates (D9)",
+        "Default accessibility: WhenUnlocked for passwords and keys, Always for certificates",
         arguments: [("genp", "ak"), ("inet", "ak"), ("keys", "ak"), ("cert", "dk")])
     func defaultAccessibility(itemClass: String, expected: String) throws {
         try TemporaryKeychain.run { _ in
@@ -324,7 +324,7 @@ struct AddTests {
         }
     }
 
-    @Test("kSecUseDataProtectionKeychain is accepted, ignored, never stored and never makes items differ (D13)")
+    @Test("kSecUseDataProtectionKeychain is accepted, ignored, never stored and never makes items differ: every item has data-protection semantics")
     func dataProtectionKeychainKeyIsIgnored() throws {
         try TemporaryKeychain.run { _ in
             let (status, result) = addReturning(
@@ -395,7 +395,7 @@ struct AddTests {
 
     // MARK: Size
 
-    @Test("A 16 MiB secret is stored and read back (D16)")
+    @Test("A 16 MiB secret, the least the store must hold, is stored and read back")
     func sixteenMebibyteSecret() throws {
         try TemporaryKeychain.run { _ in
             var big = Data(count: 16 << 20)
@@ -407,7 +407,7 @@ struct AddTests {
         }
     }
 
-    @Test("Values over the 64 MiB limit are errSecParam, never a crash (D16)")
+    @Test("Values over the 64 MiB limit are errSecParam, never a crash")
     func oversizedValuesAreRefused() throws {
         try TemporaryKeychain.run { _ in
             let huge = Data(count: (64 << 20) + 1)

@@ -330,7 +330,7 @@ struct CopyMatchingTests {
         }
     }
 
-    @Test("kSecReturnData with kSecMatchLimitAll on passwords returns an array of Data (D10)", arguments: ["genp", "inet"])
+    @Test("kSecReturnData with kSecMatchLimitAll on passwords returns an array of Data", arguments: ["genp", "inet"])
     func dataForAllItems(itemClass: String) throws {
         try TemporaryKeychain.run { _ in
             let item: Query = itemClass == "genp" ? genericPassword() : internetPassword()
@@ -346,7 +346,7 @@ struct CopyMatchingTests {
         }
     }
 
-    @Test("kSecReturnRef on a password succeeds with no reference (D12)", arguments: ["genp", "inet"])
+    @Test("kSecReturnRef on a password succeeds with no reference: passwords have no reference type", arguments: ["genp", "inet"])
     func referenceOnPasswords(itemClass: String) throws {
         try TemporaryKeychain.run { _ in
             let item: Query = itemClass == "genp" ? genericPassword() : internetPassword()
@@ -454,7 +454,7 @@ struct CopyMatchingTests {
         }
     }
 
-    @Test("kSecMatchCaseInsensitive true compares string attributes case-insensitively (D5)")
+    @Test("kSecMatchCaseInsensitive true compares string attributes case-insensitively")
     func caseInsensitive() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(service: "Com.Example.APP", account: "Ärger")) == errSecSuccess)
@@ -467,7 +467,7 @@ struct CopyMatchingTests {
         }
     }
 
-    @Test("kSecValueData in a search is ignored (D14)")
+    @Test("kSecValueData in a search is ignored: data is never a search criterion")
     func dataInSearchIsIgnored() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(secret: "right")) == errSecSuccess)

@@ -52,7 +52,7 @@ struct DeleteTests {
     }
 
     @Test(
-        "kSecMatch… keys in a delete are errSecParam and delete nothing (D11)",
+        "kSecMatch… keys other than kSecMatchLimitAll in a delete are errSecParam and delete nothing: a delete removes every match",
         arguments: [
             ("m_Limit", "m_LimitOne"), ("m_Limit", 3), ("m_Limit", 1), ("m_CaseInsensitive", true),
             ("m_ItemList", ["x"]),
@@ -81,7 +81,7 @@ struct DeleteTests {
         }
     }
 
-    @Test("kSecValueData and kSecReturn… keys in a delete are ignored (D14)")
+    @Test("kSecValueData and kSecReturn… keys in a delete are ignored: data is never a search criterion")
     func ignoredKeysInDelete() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(account: "a", secret: "right")) == errSecSuccess)

@@ -43,7 +43,7 @@ struct ErrorCodeTests {
         #expect(SecCopyErrorMessageString(status, nil) as String? == "OSStatus \(status)")
     }
 
-    @Test("The seed's interpretation snippet reads the message as a String")
+    @Test("SecCopyErrorMessageString's result cast to String is the message")
     func messageAsString() {
         let status = errSecDuplicateItem
         let message = SecCopyErrorMessageString(status, nil) as? String ?? "Unknown error"
@@ -51,7 +51,7 @@ struct ErrorCodeTests {
     }
 
     @Test(
-        "Constants carry Apple's values (seed 003's table and the keychain paths)",
+        "Status constants, aliases included, carry Apple's values",
         arguments: [
             ("errSecSuccess", errSecSuccess, 0), ("errSecUnimplemented", errSecUnimplemented, -4),
             ("errSecIO", errSecIO, -36), ("errSecParam", errSecParam, -50), ("errSecAllocate", errSecAllocate, -108),

@@ -149,7 +149,7 @@ struct PersistentReferenceTests {
         }
     }
 
-    @Test("Synchronizable items cannot be fetched by persistent reference (seed 000)")
+    @Test("Synchronizable items cannot be fetched by persistent reference")
     func synchronizableItems() throws {
         try TemporaryKeychain.run { _ in
             let reference = try addWithReference([kSecAttrSynchronizable as String: true])

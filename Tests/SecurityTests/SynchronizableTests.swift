@@ -5,9 +5,9 @@ import Testing
 /// Every accessibility value ending in ThisDeviceOnly.
 private let thisDeviceOnly = ["aku", "cku", "dku", "akpu"]
 
-@Suite("Synchronizable items (D2, D4)")
+@Suite("Synchronizable items: never ThisDeviceOnly, and seen by searches that do not ask")
 struct SynchronizableTests {
-    @Test("Synchronizable true with a ThisDeviceOnly accessibility in an add is errSecParam (D2)", arguments: thisDeviceOnly)
+    @Test("Synchronizable true with a ThisDeviceOnly accessibility in an add is errSecParam", arguments: thisDeviceOnly)
     func addThisDeviceOnly(accessibility: String) throws {
         try TemporaryKeychain.run { _ in
             let item = newGenericPassword([kSecAttrSynchronizable as String: true, kSecAttrAccessible as String: accessibility])
@@ -24,7 +24,7 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("An update making a ThisDeviceOnly item synchronizable is errSecParam and changes nothing (D2)", arguments: thisDeviceOnly.filter { $0 != "akpu" })
+    @Test("An update making a ThisDeviceOnly item synchronizable is errSecParam and changes nothing", arguments: thisDeviceOnly.filter { $0 != "akpu" })
     func updateToSynchronizable(accessibility: String) throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword([kSecAttrAccessible as String: accessibility])) == errSecSuccess)
@@ -35,7 +35,7 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("An update giving a synchronizable item a ThisDeviceOnly accessibility is errSecParam and changes nothing (D2)", arguments: thisDeviceOnly.filter { $0 != "akpu" })
+    @Test("An update giving a synchronizable item a ThisDeviceOnly accessibility is errSecParam and changes nothing", arguments: thisDeviceOnly.filter { $0 != "akpu" })
     func updateToThisDeviceOnly(accessibility: String) throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword([kSecAttrSynchronizable as String: true])) == errSecSuccess)
@@ -46,7 +46,7 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("Both changes together in one update are errSecParam (D2)")
+    @Test("One update making an item both synchronizable and ThisDeviceOnly is errSecParam and changes nothing")
     func updateBothTogether() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword()) == errSecSuccess)
@@ -58,7 +58,7 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("Searches that do not mention kSecAttrSynchronizable see both kinds of item (D4)")
+    @Test("Searches that do not mention kSecAttrSynchronizable see both kinds of item")
     func searchesSeeBoth() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(account: "local")) == errSecSuccess)
@@ -74,7 +74,7 @@ struct SynchronizableTests {
         }
     }
 
-    @Test("Updates and deletes that do not mention kSecAttrSynchronizable reach both kinds (D4)")
+    @Test("Updates and deletes that do not mention kSecAttrSynchronizable reach both kinds")
     func updatesAndDeletesReachBoth() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(account: "local")) == errSecSuccess)

@@ -122,7 +122,7 @@ struct UpdateTests {
     }
 
     @Test(
-        "kSecMatch… or kSecReturn… keys in the update query are errSecParam (D11)",
+        "kSecMatch… or kSecReturn… keys in the update query are errSecParam: an update changes every match and returns nothing",
         arguments: [
             ("m_Limit", "m_LimitAll"), ("m_Limit", "m_LimitOne"), ("m_Limit", 1), ("m_CaseInsensitive", true),
             ("r_Data", true), ("r_Attributes", true), ("r_PersistentRef", true), ("r_Ref", true),
@@ -178,7 +178,7 @@ struct UpdateTests {
         }
     }
 
-    @Test("kSecValueData in the update query is ignored (D14)")
+    @Test("kSecValueData in the update query is ignored: data is never a search criterion")
     func dataInQueryIsIgnored() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(secret: "right")) == errSecSuccess)

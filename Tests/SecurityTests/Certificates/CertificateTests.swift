@@ -81,7 +81,7 @@ struct CertificateTests {
         }
     }
 
-    @Test("Seed 000 storeServerRoot stores the certificate with the caller's label")
+    @Test("Item-classes guide, storeServerRoot: stores the certificate with the caller's label and refuses what is not DER")
     func storeServerRootSnippet() throws {
         try TemporaryKeychain.run { _ in
             let openssl = try OpenSSLCommand()
@@ -94,7 +94,7 @@ struct CertificateTests {
         }
     }
 
-    @Test("A certificate with kSecAttrApplicationTag is errSecParam (seed 000)")
+    @Test("A certificate reference added with kSecAttrApplicationTag is errSecParam")
     func applicationTagRefused() throws {
         try TemporaryKeychain.run { _ in
             let openssl = try OpenSSLCommand()

@@ -73,7 +73,7 @@ struct IdentityReferenceTests {
         #expect([errSecDecode, errSecAuthFailed].contains(Self.importItems(flipped, password: "secret").0))
     }
 
-    @Test("Seed 000 importClientIdentity returns the identity; a wrong password throws errSecAuthFailed")
+    @Test("Item-classes guide, importClientIdentity: returns the identity; a wrong password throws errSecAuthFailed")
     func seedSnippet() throws {
         let openssl = try OpenSSLCommand()
         let data = try Self.makePKCS12(openssl, legacy: true)

@@ -2,14 +2,14 @@ import Foundation
 import Security
 import Testing
 
-/// Runs the Swift snippets of three keychain guides, copied verbatim into SeedSnippets/ (`Seed000`:
-/// a guide to the item classes; `Seed003`: a Keychain Services API reference; `Seed004`: an
-/// article on the iOS keychain), and checks the statuses and results those guides describe.
-@Suite("Seed snippets")
-struct SeedSnippetTests {
-    // MARK: Seed000, the item-classes guide
+/// Runs the Swift snippets of three keychain guides, copied verbatim into GuideSnippets/ (a guide to
+/// the item classes; `KeychainAPIReference`, a Keychain Services API reference; `IOSKeychainArticle`,
+/// an article on the iOS keychain), and checks the statuses and results those guides describe.
+@Suite("Snippets of three keychain guides")
+struct GuideSnippetTests {
+    // MARK: The item-classes guide
 
-    @Test("Seed 000 addLicenseKey: adds once, then reports errSecDuplicateItem for the caller to update")
+    @Test("Item-classes guide, addLicenseKey: adds once, then reports errSecDuplicateItem for the caller to update")
     func addLicenseKeySnippet() throws {
         try TemporaryKeychain.run { _ in
             #expect(addLicenseKey(Data("KEY-1".utf8)) == errSecSuccess)
@@ -20,7 +20,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 describeLicense: nil when absent; account, service, dates, accessibility, sync flag and data when present")
+    @Test("Item-classes guide, describeLicense: nil when absent; account, service, dates, accessibility, sync flag and data when present")
     func describeLicenseSnippet() throws {
         try TemporaryKeychain.run { _ in
             #expect(try describeLicense() == nil)
@@ -36,10 +36,10 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 hidden: a web login stored as a generic password is not an internet password")
+    @Test("Item-classes guide, hidden: a web login stored as a generic password is not an internet password")
     func hiddenSnippet() throws {
         try TemporaryKeychain.run { _ in
-            #expect(SecItemAdd(Seed000HiddenExample().hidden as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(ItemClassesGuideHiddenExample().hidden as CFDictionary, nil) == errSecSuccess)
             let asWebCredential: Query = [
                 kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "forum.example.org",
             ]
@@ -48,7 +48,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 webLogin: an internet password with the seven-attribute key")
+    @Test("Item-classes guide, webLogin: an internet password with the seven-attribute key")
     func webLoginSnippet() throws {
         try TemporaryKeychain.run { _ in
             #expect(SecItemAdd(webLogin(user: "rhea", secret: Data("pw".utf8)) as CFDictionary, nil) == errSecSuccess)
@@ -66,7 +66,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 upsert: adds, then updates on errSecDuplicateItem, and throws the status otherwise")
+    @Test("Item-classes guide, upsert: adds, then updates on errSecDuplicateItem, and throws the status otherwise")
     func upsertSnippet() throws {
         try TemporaryKeychain.run { _ in
             let match: [String: Any] = [
@@ -87,7 +87,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 promoteWebLogins: generic passwords become internet passwords, the old items go")
+    @Test("Item-classes guide, promoteWebLogins: generic passwords become internet passwords, the old items go")
     func promoteWebLoginsSnippet() throws {
         try TemporaryKeychain.run { _ in
             #expect(add(newGenericPassword(service: "forum.example.org", account: "rhea", secret: "r-pw")) == errSecSuccess)
@@ -109,10 +109,10 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 makeReceiptSigningKey stores a P-256 private key under its tag; makeEnclaveKey reports errSecUnimplemented (no Secure Enclave)")
+    @Test("Item-classes guide, makeReceiptSigningKey stores a P-256 private key under its tag; makeEnclaveKey reports errSecUnimplemented (no Secure Enclave)")
     func keySnippets() throws {
         try TemporaryKeychain.run { _ in
-            let key = try Seed000Keys().makeReceiptSigningKey()
+            let key = try ItemClassesGuideKeys().makeReceiptSigningKey()
             let query: Query = [
                 kSecClass as String: kSecClassKey,
                 kSecAttrApplicationTag as String: Data("com.example.receipts.signing".utf8),
@@ -123,7 +123,7 @@ struct SeedSnippetTests {
             #expect(copyMatching(query).result as? SecKey == key)
             #expect(SecKeyGetBlockSize(key) == 32)
             do {
-                _ = try Seed000Keys().makeEnclaveKey()
+                _ = try ItemClassesGuideKeys().makeEnclaveKey()
                 Issue.record("a Secure Enclave key was made without a Secure Enclave")
             } catch let error as NSError {
                 #expect(error.domain == kCFErrorDomainOSStatus as String)
@@ -133,7 +133,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 storeServerRoot: a non-certificate gives nil from SecCertificateCreateWithData, so errSecParam")
+    @Test("Item-classes guide, storeServerRoot: a non-certificate gives nil from SecCertificateCreateWithData, so errSecParam")
     func storeServerRootSnippet() throws {
         try TemporaryKeychain.run { _ in
             // CertificateTests runs the snippet with a real certificate.
@@ -144,7 +144,7 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 000 importClientIdentity: malformed PKCS#12 data is errSecDecode")
+    @Test("Item-classes guide, importClientIdentity: malformed PKCS#12 data is errSecDecode")
     func importClientIdentitySnippet() throws {
         // IdentityReferenceTests runs the snippet with real files.
         #expect(throws: KeychainError(status: errSecDecode)) {
@@ -152,90 +152,90 @@ struct SeedSnippetTests {
         }
     }
 
-    // MARK: Seed003, the API reference
+    // MARK: The API reference
 
-    @Test("Seed 003 quick reference: add, read, update, read, delete")
+    @Test("API reference, quick reference: add, read, update, read, delete")
     func quickReference() throws {
         try TemporaryKeychain.run { _ in
-            let seed = Seed003()
-            #expect(seed.addGenericPassword() == errSecSuccess)
-            #expect(seed.addGenericPassword() == errSecDuplicateItem)
-            let (readStatus, data) = seed.readGenericPassword()
+            let reference = KeychainAPIReference()
+            #expect(reference.addGenericPassword() == errSecSuccess)
+            #expect(reference.addGenericPassword() == errSecDuplicateItem)
+            let (readStatus, data) = reference.readGenericPassword()
             #expect(readStatus == errSecSuccess)
             #expect(data == "secret".data(using: .utf8))
-            #expect(seed.updateGenericPassword() == errSecSuccess)
-            #expect(seed.readGenericPassword().1 == "newSecret".data(using: .utf8))
-            #expect(seed.deleteGenericPassword() == errSecSuccess)
-            #expect(seed.readGenericPassword().0 == errSecItemNotFound)
-            #expect(seed.updateGenericPassword() == errSecItemNotFound)
-            #expect(seed.deleteGenericPassword() == errSecItemNotFound)
+            #expect(reference.updateGenericPassword() == errSecSuccess)
+            #expect(reference.readGenericPassword().1 == "newSecret".data(using: .utf8))
+            #expect(reference.deleteGenericPassword() == errSecSuccess)
+            #expect(reference.readGenericPassword().0 == errSecItemNotFound)
+            #expect(reference.updateGenericPassword() == errSecItemNotFound)
+            #expect(reference.deleteGenericPassword() == errSecItemNotFound)
         }
     }
 
-    @Test("Seed 003 access-control snippet: WhenPasscodeSetThisDeviceOnly without a passcode is errSecAuthFailed")
+    @Test("API reference, access-control snippet: WhenPasscodeSetThisDeviceOnly without a passcode is errSecAuthFailed")
     func accessControlSnippet() throws {
         try TemporaryKeychain.run { _ in
-            #expect(Seed003().createAccessControlAndAdd() == errSecAuthFailed)
+            #expect(KeychainAPIReference().createAccessControlAndAdd() == errSecAuthFailed)
             #expect(count([kSecClass as String: kSecClassGenericPassword]) == 0)
         }
     }
 
-    @Test("Seed 003 OSStatus snippet: a failing add is reported with its message")
+    @Test("API reference, OSStatus snippet: a failing add is reported with its message")
     func interpretSnippet() throws {
         try TemporaryKeychain.run { _ in
-            let seed = Seed003()
-            #expect(seed.addAndInterpret(seed.syncQuery()) == errSecSuccess)
-            #expect(seed.addAndInterpret(seed.syncQuery()) == errSecDuplicateItem)
+            let reference = KeychainAPIReference()
+            #expect(reference.addAndInterpret(reference.syncQuery()) == errSecSuccess)
+            #expect(reference.addAndInterpret(reference.syncQuery()) == errSecDuplicateItem)
         }
     }
 
-    @Test("Seed 003 sharing snippet: the explicit group needs the entitlement")
+    @Test("API reference, sharing snippet: the explicit group needs the entitlement")
     func sharingSnippet() throws {
         try TemporaryKeychain.run { environment in
-            let seed = Seed003()
-            #expect(SecItemAdd(seed.sharedQuery() as CFDictionary, nil) == errSecMissingEntitlement)
+            let reference = KeychainAPIReference()
+            #expect(SecItemAdd(reference.sharedQuery() as CFDictionary, nil) == errSecMissingEntitlement)
             try environment.useEntitlements(.accessGroups("TEAMID.com.example.app", "TEAMID.com.example.shared"))
-            #expect(SecItemAdd(seed.sharedQuery() as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(reference.sharedQuery() as CFDictionary, nil) == errSecSuccess)
             let stored = attributes([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "shared-token"])
             #expect(stored?[kSecAttrAccessGroup as String] as? String == "TEAMID.com.example.shared")
         }
     }
 
-    @Test("Seed 003 sync snippet: a synchronizable item, seen by default searches")
+    @Test("API reference, sync snippet: a synchronizable item, seen by default searches")
     func syncSnippet() throws {
         try TemporaryKeychain.run { _ in
-            #expect(SecItemAdd(Seed003().syncQuery() as CFDictionary, nil) == errSecSuccess)
+            #expect(SecItemAdd(KeychainAPIReference().syncQuery() as CFDictionary, nil) == errSecSuccess)
             let stored = attributes([kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "sync-token"])
             #expect(number(stored?[kSecAttrSynchronizable as String]) == kCFBooleanTrue)
         }
     }
 
-    // MARK: Seed004, the iOS keychain article
+    // MARK: The iOS keychain article
 
-    @Test("Seed 004 saveToken and readToken: save replaces, read returns the latest")
+    @Test("iOS keychain article, saveToken and readToken: save replaces, read returns the latest")
     func saveAndReadToken() throws {
         try TemporaryKeychain.run { _ in
-            let seed = Seed004()
-            try seed.saveToken(token: "first", service: "com.example.api")
-            #expect(try seed.readToken(service: "com.example.api") == "first")
-            try seed.saveToken(token: "second", service: "com.example.api")
-            #expect(try seed.readToken(service: "com.example.api") == "second")
+            let article = IOSKeychainArticle()
+            try article.saveToken(token: "first", service: "com.example.api")
+            #expect(try article.readToken(service: "com.example.api") == "first")
+            try article.saveToken(token: "second", service: "com.example.api")
+            #expect(try article.readToken(service: "com.example.api") == "second")
             #expect(count([kSecClass as String: kSecClassGenericPassword]) == 1)
             do {
-                _ = try seed.readToken(service: "com.example.missing")
+                _ = try article.readToken(service: "com.example.missing")
                 Issue.record("readToken found a token that was never saved")
-            } catch Seed004.KeychainError.unexpectedStatus(let status) {
+            } catch IOSKeychainArticle.KeychainError.unexpectedStatus(let status) {
                 #expect(status == errSecItemNotFound)
             }
         }
     }
 
-    @Test("Seed 004 saveWithBiometry: the item is stored with its access control, and saving again replaces it")
+    @Test("iOS keychain article, saveWithBiometry: the item is stored with its access control, and saving again replaces it")
     func saveWithBiometrySnippet() throws {
         try TemporaryKeychain.run { _ in
-            let seed = Seed004()
-            try seed.saveWithBiometry(data: Data("one".utf8), key: "bio")
-            try seed.saveWithBiometry(data: Data("two".utf8), key: "bio")
+            let article = IOSKeychainArticle()
+            try article.saveWithBiometry(data: Data("one".utf8), key: "bio")
+            try article.saveWithBiometry(data: Data("two".utf8), key: "bio")
             let query: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bio"]
             #expect(secret(query) == Data("two".utf8))
             let stored = try #require(attributes(query))
@@ -245,15 +245,15 @@ struct SeedSnippetTests {
         }
     }
 
-    @Test("Seed 004 saveSharedToken: stored only when the process has the group")
+    @Test("iOS keychain article, saveSharedToken: stored only when the process has the group")
     func saveSharedTokenSnippet() throws {
         try TemporaryKeychain.run { environment in
-            let seed = Seed004()
+            let article = IOSKeychainArticle()
             let query: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "shared_token"]
-            seed.saveSharedToken(token: Data("t".utf8))
+            article.saveSharedToken(token: Data("t".utf8))
             #expect(count(query) == 0)
             try environment.useEntitlements(.accessGroups("TEAMID.com.example.app", "group.com.example.shared"))
-            seed.saveSharedToken(token: Data("t".utf8))
+            article.saveSharedToken(token: Data("t".utf8))
             #expect(secret(query) == Data("t".utf8))
         }
     }

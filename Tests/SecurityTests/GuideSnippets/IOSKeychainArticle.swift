@@ -1,13 +1,13 @@
 // The Swift snippets of an article on the iOS keychain ("Keychain in iOS"), copied verbatim as
-// methods of `Seed004`, whose nested `KeychainError` enum is the article's own (it would clash
-// with the item-classes guide's struct, `Seed000Snippets.swift`, at top level). `saveWithBiometry`
-// is preceded in the article by `import LocalAuthentication`, which cannot be compiled yet (no
-// LocalAuthentication module); the function itself uses only Security.
+// methods of `IOSKeychainArticle`, whose nested `KeychainError` enum is the article's own (it would
+// clash with the item-classes guide's struct, `ItemClassesGuideSnippets.swift`, at top level).
+// `saveWithBiometry` is preceded in the article by `import LocalAuthentication`, which cannot be
+// compiled yet (no LocalAuthentication module); the function itself uses only Security.
 
 import Foundation
 import Security
 
-struct Seed004 {
+struct IOSKeychainArticle {
     enum KeychainError: Error {
         case unexpectedStatus(OSStatus)
     }

@@ -34,7 +34,7 @@ func addLicenseKey(_ bytes: Data) -> OSStatus {
 // MARK: - Internet Password
 
 /// Holds the guide's top-level `hidden` constant.
-struct Seed000HiddenExample {
+struct ItemClassesGuideHiddenExample {
     // Wrong: the domain is hidden in an opaque service string; AutoFill ignores it.
     let hidden: [String: Any] = [
         kSecClass as String: kSecClassGenericPassword,
@@ -64,7 +64,7 @@ func webLogin(user: String, secret: Data) -> [String: Any] {
 /// Holds the key snippets. The guide writes `as Error?`; this package compiles its tests with the
 /// `ExistentialAny` upcoming feature, under which a bare `Error` type warns, so `Error` here names
 /// `any Error` and the snippets stay as written.
-struct Seed000Keys {
+struct ItemClassesGuideKeys {
     typealias Error = any Swift.Error
 
     func makeReceiptSigningKey() throws -> SecKey {

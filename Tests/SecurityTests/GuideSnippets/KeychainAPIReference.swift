@@ -1,12 +1,12 @@
-// The Swift snippets of a Keychain Services API reference, copied verbatim. The reference
-// writes them as top-level statements; each is wrapped in a method of `Seed003`, and the
+// The Swift snippets of a Keychain Services API reference, copied verbatim. The reference writes
+// them as top-level statements; each is wrapped in a method of `KeychainAPIReference`, and the
 // `tokenData` they use is a property. The LocalAuthentication snippets (`LAContext`,
 // `canEvaluatePolicy`, `biometryType`) are left out: the LocalAuthentication module does not exist yet.
 
 import Foundation
 import Security
 
-struct Seed003 {
+struct KeychainAPIReference {
     /// The reference writes `as Error`; under this package's `ExistentialAny` setting a bare
     /// `Error` type warns, so `Error` here names `any Error` and the snippet stays as written.
     typealias Error = any Swift.Error
