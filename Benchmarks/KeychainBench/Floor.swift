@@ -125,7 +125,8 @@ final class Floor {
     /// An indexed SELECT of one group's rows (`Workload.groupSize` of them) plus one decrypt each.
     @inline(never)
     func searchGroup(_ group: Int) -> Int {
-        sqlite3_bind_blob(search, 1, Floor.groupToken(group), 16, nil)
+        let token = Floor.groupToken(group)
+        sqlite3_bind_blob(search, 1, token, 16, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
         var found = 0
         while sqlite3_step(search) == SQLITE_ROW {
             let count = Int(sqlite3_column_bytes(search, 0))
