@@ -8,6 +8,8 @@ import Foundation
 /// store must do.
 final class Floor {
     private let db: OpaquePointer
+    /// The search floor's database, apart so that the size floor counts one table.
+    private let searchDB: OpaquePointer
     private let blobSize: Int
     private let key = [UInt8](repeating: 7, count: 32)
     private let nonce = [UInt8](repeating: 9, count: 12)
@@ -24,6 +26,9 @@ final class Floor {
         var handle: OpaquePointer?
         sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         db = handle!
+        var searchHandle: OpaquePointer?
+        sqlite3_open_v2(path + "-search", &searchHandle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        searchDB = searchHandle!
         sealed = Floor.gcm(encrypt: true, key: key, nonce: nonce, input: [UInt8](repeating: 1, count: blobSize))
         exec("PRAGMA journal_mode = WAL")
         exec("PRAGMA synchronous = FULL")
@@ -44,23 +49,25 @@ final class Floor {
         sqlite3_finalize(statement)
         // The search floor: the same rows in a table of their own (so the write floors keep one
         // index), each with a 16-byte group token shared by `Workload.groupSize` rows, indexed.
-        exec("CREATE TABLE IF NOT EXISTS floor_search (rowid INTEGER PRIMARY KEY, grp BLOB NOT NULL, blob BLOB)")
-        exec("CREATE INDEX IF NOT EXISTS floor_search_grp ON floor_search(grp)")
-        sqlite3_prepare_v2(db, "INSERT INTO floor_search(grp, blob) VALUES (?, ?)", -1, &statement, nil)
-        exec("BEGIN")
+        Floor.exec(searchDB, "PRAGMA journal_mode = WAL")
+        Floor.exec(searchDB, "CREATE TABLE IF NOT EXISTS floor_search (rowid INTEGER PRIMARY KEY, grp BLOB NOT NULL, blob BLOB)")
+        Floor.exec(searchDB, "CREATE INDEX IF NOT EXISTS floor_search_grp ON floor_search(grp)")
+        sqlite3_prepare_v2(searchDB, "INSERT INTO floor_search(grp, blob) VALUES (?, ?)", -1, &statement, nil)
+        Floor.exec(searchDB, "BEGIN")
         let groups = max(1, items / Workload.groupSize)
         for index in 0..<items {
             bind(statement, Floor.groupToken(index % groups), sealed)
             sqlite3_step(statement)
             sqlite3_reset(statement)
             if index % 50_000 == 49_999 {
-                exec("COMMIT")
-                exec("BEGIN")
+                Floor.exec(searchDB, "COMMIT")
+                Floor.exec(searchDB, "BEGIN")
             }
         }
-        exec("COMMIT")
+        Floor.exec(searchDB, "COMMIT")
+        Floor.exec(searchDB, "PRAGMA wal_checkpoint(TRUNCATE)")
         sqlite3_finalize(statement)
-        sqlite3_prepare_v2(db, "SELECT blob FROM floor_search WHERE grp = ?", -1, &search, nil)
+        sqlite3_prepare_v2(searchDB, "SELECT blob FROM floor_search WHERE grp = ?", -1, &search, nil)
         sqlite3_prepare_v2(db, "SELECT blob FROM floor WHERE pk = ?", -1, &select, nil)
         sqlite3_prepare_v2(db, "INSERT INTO floor(pk, blob) VALUES (?, ?)", -1, &insert, nil)
         sqlite3_prepare_v2(db, "UPDATE floor SET blob = ? WHERE pk = ?", -1, &update, nil)
@@ -70,6 +77,7 @@ final class Floor {
     deinit {
         for statement in [select, insert, update, delete, search] { sqlite3_finalize(statement) }
         sqlite3_close_v2(db)
+        sqlite3_close_v2(searchDB)
     }
 
     /// Copies the WAL into the database and empties it.
@@ -187,7 +195,9 @@ final class Floor {
         checkpoint()
     }
 
-    private func exec(_ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
+    private func exec(_ sql: String) { Floor.exec(db, sql) }
+
+    private static func exec(_ db: OpaquePointer, _ sql: String) { sqlite3_exec(db, sql, nil, nil, nil) }
 
     private func bind(_ statement: OpaquePointer?, _ first: [UInt8], _ second: [UInt8]) {
         sqlite3_bind_blob(statement, 1, first, Int32(first.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
