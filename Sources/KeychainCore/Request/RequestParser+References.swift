@@ -10,14 +10,16 @@ extension RequestParser {
         .canWrap, .canUnwrap,
     ]
 
-    /// The request `SecItemAdd` makes of `kSecValueRef` = `reference` with `attributes` beside
+    /// The request `operation` makes of `kSecValueRef` = `reference` with `attributes` beside
     /// it: the dictionary `[kSecValueRef: reference, …attributes]` parsed as `parse` parses it,
     /// for callers that hold typed values rather than a dictionary.
-    public static func addRequest(for reference: ItemReference, attributes: ItemAttributes = [:]) throws -> ItemRequest {
+    public static func request(
+        for reference: ItemReference, attributes: ItemAttributes = [:], operation: ItemOperation
+    ) throws -> ItemRequest {
         var entries = RequestEntries()
         entries["v_Ref"] = .reference(reference)
         for (attribute, value) in attributes { entries[attribute.name] = value.requestValue }
-        return try parse(entries, for: .add)
+        return try parse(entries, for: operation)
     }
 
     /// Replaces `kSecValueRef` by the referenced object's attributes (class included, and for

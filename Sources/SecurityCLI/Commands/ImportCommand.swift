@@ -78,7 +78,7 @@ struct ImportCommand: CommandDefinition {
         var sawDuplicate = false
         func add(_ reference: ItemReference, _ attributes: ItemAttributes = [:]) throws -> Bool {
             do {
-                _ = try keychain.add(try RequestParser.addRequest(for: reference, attributes: attributes), context: context)
+                _ = try keychain.add(try RequestParser.request(for: reference, attributes: attributes, operation: .add), context: context)
                 return true
             } catch let error as KeychainError where error.code == .duplicateItem {
                 sawDuplicate = true
