@@ -237,19 +237,8 @@ struct RollbackLedger: Sendable {
 
     /// The entry a leaf body lists for `token`, if any.
     static func entry(for token: Data, in leaf: UnsafeRawBufferPointer?) -> Entry? {
-        guard let leaf, leaf.count % entryLength == 0, token.count >= tokenLength else { return nil }
-        return token.withUnsafeBytes { token -> Entry? in
-            var low = 0
-            var high = leaf.count / entryLength
-            while low < high {
-                let middle = (low + high) / 2
-                let start = middle * entryLength
-                let order = memcmp(leaf.baseAddress! + start, token.baseAddress!, tokenLength)
-                if order == 0 { return decodeEntry(UnsafeRawBufferPointer(rebasing: leaf[start..<(start + entryLength)])) }
-                if order < 0 { low = middle + 1 } else { high = middle }
-            }
-            return nil
-        }
+        guard let leaf else { return nil }
+        return entryBytes(for: token, in: leaf).map(decodeEntry)
     }
 
     /// Every entry of a leaf body.
@@ -307,10 +296,36 @@ struct RollbackLedger: Sendable {
     func standing(
         of token: Data, root: LedgerRoot?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
     ) throws -> Standing {
-        guard let path = Path(token: token), let root else { return .unvouched }
+        guard let path = Path(token: token), let root, try linked(path, token, root, node, leaf) else { return .unvouched }
+        return Self.entry(for: token, in: leaf).map(Standing.entry) ?? .absent
+    }
+
+    /// Whether the ledger names `row` (its UUID, class and generation) for the row's token. The
+    /// entry is compared where the leaf lends it (a scan asks this of every row it keeps).
+    func vouches(
+        for row: StoredRow, root rootBody: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?,
+        leaf: UnsafeRawBufferPointer?
+    ) throws -> Bool {
+        let token = row.primaryKeyToken
+        guard let path = Path(token: token), let root = try root(rootBody), try linked(path, token, root, node, leaf),
+            let leaf, let entry = Self.entryBytes(for: token, in: leaf)
+        else { return false }
+        guard row.uuid.count == 16, entry[Self.tokenLength + 16] == row.itemClass.ledgerCode else { return false }
+        let generation = (0..<8).reduce(Int64(0)) { $0 << 8 | Int64(entry[Self.tokenLength + 17 + $1]) }
+        guard generation == row.generation else { return false }
+        return row.uuid.withUnsafeBytes { uuid in
+            memcmp(entry.baseAddress! + Self.tokenLength, uuid.baseAddress!, 16) == 0
+        }
+    }
+
+    /// Whether the node and leaf above `token` hang from `root`: each one's digest is in its
+    /// parent's slot.
+    private func linked(
+        _ path: Path, _ token: Data, _ root: LedgerRoot, _ node: UnsafeRawBufferPointer?, _ leaf: UnsafeRawBufferPointer?
+    ) throws -> Bool {
         let nodeDigest = try digest(prefix: path.node, body: node)
         let leafDigest = try digest(prefix: path.leaf, body: leaf)
-        let linked = root.slots.withUnsafeBytesOrNil { rootSlots in
+        return root.slots.withUnsafeBytesOrNil { rootSlots in
             nodeDigest.withUnsafeBytes { nodeDigest in
                 leafDigest.withUnsafeBytes { leafDigest in
                     OpenSSL.constantTimeEqual(Self.slot(in: rootSlots, token[token.startIndex]), nodeDigest)
@@ -318,18 +333,23 @@ struct RollbackLedger: Sendable {
                 }
             }
         }
-        guard linked else { return .unvouched }
-        return Self.entry(for: token, in: leaf).map(Standing.entry) ?? .absent
     }
 
-    /// Whether the ledger names `row` (its UUID, class and generation) for the row's token.
-    func vouches(
-        for row: StoredRow, root: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
-    ) throws -> Bool {
-        guard case .entry(let entry) = try standing(of: row.primaryKeyToken, root: root, node: node, leaf: leaf) else {
-            return false
+    /// The bytes of the entry a leaf body lists for `token` (lent from `leaf`), if any.
+    static func entryBytes(for token: Data, in leaf: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        guard leaf.count % entryLength == 0, token.count >= tokenLength else { return nil }
+        return token.withUnsafeBytes { token -> UnsafeRawBufferPointer? in
+            var low = 0
+            var high = leaf.count / entryLength
+            while low < high {
+                let middle = (low + high) / 2
+                let start = middle * entryLength
+                let order = memcmp(leaf.baseAddress! + start, token.baseAddress!, tokenLength)
+                if order == 0 { return UnsafeRawBufferPointer(rebasing: leaf[start..<(start + entryLength)]) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
         }
-        return entry.uuid == row.uuid && entry.generation == row.generation && entry.itemClass == row.itemClass.ledgerCode
     }
 }
 
