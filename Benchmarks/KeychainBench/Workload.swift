@@ -31,10 +31,10 @@ enum Workload {
             let end = min(count, start + 10_000)
             let requests = (start..<end).map { index -> ItemRequest in
                 var request = ItemRequest(itemClass: .genericPassword)
-                request.attributes["svce"] = .string(service(index))
-                request.attributes["acct"] = .string(account(index))
-                request.attributes["labl"] = .string(label(index))
-                request.attributes["desc"] = .string(tier(index))
+                request.attributes[.service] = .string(service(index))
+                request.attributes[.account] = .string(account(index))
+                request.attributes[.label] = .string(label(index))
+                request.attributes[.description] = .string(tier(index))
                 request.secret = secret(index)
                 return request
             }

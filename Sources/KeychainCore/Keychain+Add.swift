@@ -11,37 +11,34 @@ extension Keychain {
     ///   item's protection class is locked (checked before uniqueness: encryption comes first, as
     ///   in Apple's keychain).
     func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> (ItemRecord, StoredRow) {
-        var attributes: [String: AttributeValue] = [:]
-        for (name, value) in request.attributes where AttributeCatalog.attribute(named: name)?.maintainer == .caller {
-            attributes[name] = value
+        var attributes = request.attributes.filter { $0.key.maintainer == .caller }
+        for attribute in AttributeCatalog.primaryKey(of: request.itemClass) where !attributes.contains(attribute) {
+            attributes[attribute] = attribute.emptyValue
         }
-        for attribute in AttributeCatalog.primaryKey(of: request.itemClass) where attributes[attribute.name] == nil {
-            attributes[attribute.name] = attribute.emptyValue
-        }
-        if let group = request.attributes["agrp"]?.stringValue {
+        if let group = request.attributes[.accessGroup]?.stringValue {
             try context.requireEntitlement(to: group)
         } else {
-            attributes["agrp"] = .string(try context.defaultGroupForAdd())
+            attributes[.accessGroup] = .string(try context.defaultGroupForAdd())
         }
-        attributes["sync"] = .integer(request.synchronizable.valueForAdd ? 1 : 0)
+        attributes[.synchronizable] = .integer(request.synchronizable.valueForAdd ? 1 : 0)
         let protection = request.accessControl?.protection
-            ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
+            ?? request.attributes[.accessible]?.stringValue.flatMap(Protection.init)
             ?? request.itemClass.defaultProtection
-        attributes["pdmn"] = .string(protection.rawValue)
+        attributes[.accessible] = .string(protection.rawValue)
         if protection == .whenPasscodeSetThisDeviceOnly && !keyRing.hasPasscode {
             throw KeychainError(
                 .authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
         }
         let now = Date()
-        attributes["cdat"] = .date(now)
-        attributes["mdat"] = .date(now)
+        attributes[.creationDate] = .date(now)
+        attributes[.modificationDate] = .date(now)
 
         // One draw of the generator gives the UUID, the nonces and the item key.
         var random = try RandomDraw(count: 16 + RandomDraw.sealingCount(withSecret: request.secret != nil))
         var record = ItemRecord(
             rowID: 0, itemClass: request.itemClass, uuid: random.data(count: 16),
             attributes: attributes, accessControl: request.accessControl)
-        record.attributes["sha1"] = .data(try digest(of: record, secret: request.secret))
+        record.attributes[.sha1] = .data(try digest(of: record, secret: request.secret))
         return (record, try seal(record, secret: request.secret, random: &random))
     }
 

@@ -115,10 +115,8 @@ extension Keychain {
 
     /// An item's plaintext inside a backup: its record (attributes and access control), then its secret.
     private static func backupPlaintext(_ record: ItemRecord, secret: SecureBytes?) throws -> Data {
-        var attributes = record.attributes
-        if let policy = record.accessControl { attributes["accc"] = .data(policy.serialized) }
         var writer = ByteWriter()
-        var encoded = RecordCodec.encode(attributes)
+        var encoded = RecordCodec.encode(record.attributes, accessControl: record.accessControl?.serialized)
         defer { encoded.wipe() }
         writer.lengthPrefixed(encoded)
         writer.u8(secret == nil ? 0 : 1)
@@ -136,7 +134,7 @@ extension Keychain {
         let secret = try reader.lengthPrefixed()
         try reader.requireEnd()
         var accessControl: AccessControlPolicy?
-        if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
+        if case .data(let serialized)? = attributes.removeValue(forKey: .accessControl) {
             accessControl = try AccessControlPolicy(serialized: serialized)
         }
         let record = ItemRecord(

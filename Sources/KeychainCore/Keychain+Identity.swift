@@ -4,8 +4,9 @@ import Foundation
 /// label equals the certificate's public-key hash (an identity has no table of its own).
 extension Keychain {
     /// Attributes an identity query applies to the certificate; the rest apply to the key (Apple).
-    static let certificateSideAttributes: Set<String> = [
-        "labl", "alis", "issr", "slnr", "skid", "tkid", "subj", "pkhh", "ctyp", "cenc",
+    static let certificateSideAttributes: Set<AttributeDescriptor> = [
+        .label, .alias, .issuer, .serialNumber, .subjectKeyID, .tokenID, .subject, .publicKeyHash, .certificateType,
+        .certificateEncoding,
     ]
 
     private typealias Half = (record: ItemRecord, row: StoredRow)
@@ -16,14 +17,14 @@ extension Keychain {
     ) throws -> [(certificate: Half, key: Half)] {
         var certificateQuery = ItemRequest(itemClass: .certificate)
         var keyQuery = ItemRequest(itemClass: .key)
-        for (name, value) in request.attributes {
-            if Self.certificateSideAttributes.contains(name) {
-                certificateQuery.attributes[name] = value
+        for (attribute, value) in request.attributes {
+            if Self.certificateSideAttributes.contains(attribute) {
+                certificateQuery.attributes[attribute] = value
             } else {
-                keyQuery.attributes[name] = value
+                keyQuery.attributes[attribute] = value
             }
         }
-        keyQuery.attributes["kcls"] = .integer(1)
+        keyQuery.attributes[.keyClass] = .integer(1)
         keyQuery.synchronizable = request.synchronizable
         certificateQuery.caseInsensitive = request.caseInsensitive
         keyQuery.caseInsensitive = request.caseInsensitive
@@ -35,12 +36,12 @@ extension Keychain {
 
         var keysByLabel: [Data: [Half]] = [:]
         try forEachMatch(keyQuery, context: context, in: connection) { record, row in
-            if case .data(let label)? = record.attributes["klbl"] { keysByLabel[label, default: []].append((record, row)) }
+            if case .data(let label)? = record.attributes[.applicationLabel] { keysByLabel[label, default: []].append((record, row)) }
             return true
         }
         var pairs: [(certificate: Half, key: Half)] = []
         try forEachMatch(certificateQuery, context: context, in: connection) { record, row in
-            guard case .data(let hash)? = record.attributes["pkhh"], let keys = keysByLabel[hash] else { return true }
+            guard case .data(let hash)? = record.attributes[.publicKeyHash], let keys = keysByLabel[hash] else { return true }
             for key in keys {
                 pairs.append(((record, row), key))
                 if let limit, pairs.count >= limit { return false }
@@ -58,7 +59,7 @@ extension Keychain {
                     return nil
                 }
                 if var attributes = result.attributes {
-                    attributes.merge(pair.certificate.record.attributes) { _, certificate in certificate }
+                    attributes.merge(pair.certificate.record.attributes)
                     result.attributes = attributes
                 }
                 if request.returns.contains(.persistentReference) {
@@ -94,7 +95,7 @@ extension Keychain {
                 for half in [pair.certificate, pair.key] {
                     var scoped = changes
                     scoped.attributes = changes.attributes.filter {
-                        AttributeCatalog.attribute($0.key, in: half.record.itemClass) != nil
+                        $0.key.belongs(to: half.record.itemClass)
                     }
                     try apply(scoped, to: half.record, row: half.row, in: connection)
                 }
@@ -115,7 +116,7 @@ extension Keychain {
             for pair in pairs {
                 var stillUsed = false
                 var users = ItemRequest(itemClass: .certificate)
-                users.attributes["pkhh"] = pair.key.record.attributes["klbl"]
+                users.attributes[.publicKeyHash] = pair.key.record.attributes[.applicationLabel]
                 try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: connection) { _, _ in
                     stillUsed = true
                     return false

@@ -4,7 +4,7 @@ extension Keychain {
     /// Checks the request's explicit access group, and that the caller has any group at all.
     func checkSearchEntitlements(_ request: ItemRequest, context: AccessContext) throws {
         try context.requireAnyGroup()
-        if let group = request.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }
+        if let group = request.attributes[.accessGroup]?.stringValue { try context.requireEntitlement(to: group) }
     }
 
     /// Visits, in row order, every item of `request`'s class that the caller may see and that
@@ -227,7 +227,7 @@ extension Keychain {
     /// protection class (`kSecAttrAccessible`), the only attribute kept outside the sealed record
     /// (an opened record's `pdmn` must equal it, so the answer is the same as after decrypting).
     static func clearlyExcludes(_ row: StoredRow, _ request: ItemRequest) -> Bool {
-        guard case .string(let wanted)? = request.attributes["pdmn"] else { return false }
+        guard case .string(let wanted)? = request.attributes[.accessible] else { return false }
         return wanted != row.keyClass
     }
 
@@ -236,9 +236,8 @@ extension Keychain {
     /// and judged whole by `matches`).
     func excludes(_ encoded: UnsafeRawBufferPointer, _ request: ItemRequest) throws -> Bool {
         guard !request.caseInsensitive else { return false }
-        for (name, wanted) in request.attributes {
-            guard let attribute = AttributeCatalog.attribute(named: name) else { return false }
-            guard let stored = try RecordCodec.value(named: name, in: encoded),
+        for (attribute, wanted) in request.attributes {
+            guard let stored = try RecordCodec.value(of: attribute, in: encoded),
                 Self.equal(stored, wanted, kind: attribute.kind, caseInsensitive: false)
             else { return true }
         }
@@ -251,14 +250,13 @@ extension Keychain {
     /// server under `kSecMatchHostOrSubdomainOfHost`. The secret is never a criterion.
     func matches(_ record: ItemRecord, _ request: ItemRequest) -> Bool {
         guard request.synchronizable.admits(record.isSynchronizable) else { return false }
-        for (name, wanted) in request.attributes {
-            guard let stored = record.attributes[name],
-                let attribute = AttributeCatalog.attribute(named: name),
+        for (attribute, wanted) in request.attributes {
+            guard let stored = record.attributes[attribute],
                 Self.equal(stored, wanted, kind: attribute.kind, caseInsensitive: request.caseInsensitive)
             else { return false }
         }
         if let host = request.hostOrSubdomain {
-            guard let server = record.attributes["srvr"]?.stringValue?.lowercased() else { return false }
+            guard let server = record.attributes[.server]?.stringValue?.lowercased() else { return false }
             let host = host.lowercased()
             guard server == host || server.hasSuffix("." + host) else { return false }
         }
@@ -295,8 +293,8 @@ extension Keychain {
         var result = ItemResult(itemClass: record.itemClass)
         if returns.contains(.attributes) {
             var attributes = record.attributes
-            attributes["tomb"] = .integer(0)
-            attributes["musr"] = .data(Data())
+            attributes[.tombstone] = .integer(0)
+            attributes[.multiUser] = .data(Data())
             result.attributes = attributes
             result.accessControl = record.accessControl ?? (try? AccessControlPolicy(protection: record.protection, flags: []))
         }
@@ -342,12 +340,12 @@ extension Keychain {
     /// Applies an update to one item and writes it back.
     func apply(_ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in connection: SQLiteConnection) throws {
         var record = original
-        for (name, value) in changes.attributes { record.attributes[name] = value }
-        if let synchronizable = changes.synchronizable { record.attributes["sync"] = .integer(synchronizable ? 1 : 0) }
+        record.attributes.merge(changes.attributes)
+        if let synchronizable = changes.synchronizable { record.attributes[.synchronizable] = .integer(synchronizable ? 1 : 0) }
         if let policy = changes.accessControl {
             record.accessControl = policy
-            record.attributes["pdmn"] = .string(policy.protection.rawValue)
-        } else if let protection = changes.attributes["pdmn"]?.stringValue.flatMap(Protection.init),
+            record.attributes[.accessible] = .string(policy.protection.rawValue)
+        } else if let protection = changes.attributes[.accessible]?.stringValue.flatMap(Protection.init),
             let policy = record.accessControl
         {
             record.accessControl = try AccessControlPolicy(protection: protection, flags: policy.flags)
@@ -363,26 +361,26 @@ extension Keychain {
         if record.protection == .whenPasscodeSetThisDeviceOnly && original.protection != .whenPasscodeSetThisDeviceOnly {
             try requirePasscodeClass(in: connection)
         }
-        let previous = record.attributes["mdat"].flatMap { value -> Date? in
+        let previous = record.attributes[.modificationDate].flatMap { value -> Date? in
             if case .date(let date) = value { return date }
             return nil
         } ?? .distantPast
-        record.attributes["mdat"] = .date(max(Date(), previous.addingTimeInterval(0.001)))
+        record.attributes[.modificationDate] = .date(max(Date(), previous.addingTimeInterval(0.001)))
 
         var secret = changes.secret
         if secret == nil, let blob = row.secret {
             secret = try sealer.openSecret(blob, of: row)
         }
         defer { secret?.wipe() }
-        record.attributes["sha1"] = .data(try digest(of: record, secret: secret))
+        record.attributes[.sha1] = .data(try digest(of: record, secret: secret))
         // The row's token (authenticated with the record) stays while the primary key does, and
         // its search tokens while the indexed attributes do.
         let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
-            record.attributes[$0.name] == original.attributes[$0.name]
+            record.attributes[$0] == original.attributes[$0]
         }
         let indexedUnchanged = row.searchTokens != nil
             && AttributeCatalog.searchIndexed(of: record.itemClass).allSatisfy {
-                record.attributes[$0.name] == original.attributes[$0.name]
+                record.attributes[$0] == original.attributes[$0]
             }
         // Both sealed parts bind the row's generation, which every write advances: the secret is
         // sealed again even when it does not change.
@@ -427,9 +425,8 @@ extension Keychain {
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.
     func digest(of record: ItemRecord, secret: Data?) throws -> Data {
-        var encoded = RecordCodec.encode(
-            record.attributes,
-            replacing: [("sha1", nil), ("accc", record.accessControl.map { .data($0.serialized) }), ("v_Data", secret.map { .data($0) })])
+        var encoded = RecordCodec.digestInput(
+            record.attributes, accessControl: record.accessControl?.serialized, secret: secret)
         defer { encoded.wipe() }
         return try Digest.sha1(encoded)
     }

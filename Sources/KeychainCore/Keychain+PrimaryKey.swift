@@ -5,7 +5,7 @@ extension Keychain {
     static func namesOnlyPrimaryKey(_ request: ItemRequest) -> Bool {
         guard request.hostOrSubdomain == nil && !request.caseInsensitive else { return false }
         let key = AttributeCatalog.primaryKey(of: request.itemClass)
-        return request.attributes.keys.allSatisfy { name in key.contains { $0.name == name } }
+        return request.attributes.isSubset(of: key)
     }
 
     /// The rows a query names when it gives every primary-key attribute except the access group
@@ -53,11 +53,11 @@ extension Keychain {
         guard !request.caseInsensitive else { return .notKeyed }
         let attributes = request.attributes
         for attribute in PrimaryKeyEncoding.leadingMembers(of: request.itemClass)
-        where attributes.index(forKey: attribute.name) == nil {
+        where !attributes.contains(attribute) {
             return .notKeyed
         }
         let groups: [String]
-        if case .string(let group)? = attributes["agrp"] {
+        if case .string(let group)? = attributes[.accessGroup] {
             groups = [group]
         } else if context.allowsAllGroups {
             if singleStatement { return .needsTransaction }

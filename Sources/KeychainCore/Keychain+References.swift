@@ -4,14 +4,14 @@ import Foundation
 /// their stored data; an identity is added as its certificate and its private key.
 extension Keychain {
     /// The `SecKey` or `SecCertificate` an item's data holds; nil when the data is not one.
-    func reference(itemClass: ItemClass, attributes: [String: AttributeValue], secret: Data?) -> ItemReference? {
+    func reference(itemClass: ItemClass, attributes: ItemAttributes, secret: Data?) -> ItemReference? {
         guard let secret else { return nil }
         switch itemClass {
         case .certificate:
             return (try? Certificate(der: secret)).map(ItemReference.certificate)
         case .key:
-            guard let type = attributes["type"].flatMap(KeyType.init(attribute:)),
-                let keyClass = attributes["kcls"].flatMap(KeyClass.init(attribute:)),
+            guard let type = attributes[.type].flatMap(KeyType.init(attribute:)),
+                let keyClass = attributes[.keyClass].flatMap(KeyClass.init(attribute:)),
                 let key = try? AsymmetricKey(externalRepresentation: secret, type: type, keyClass: keyClass)
             else { return nil }
             return .key(key)
@@ -28,7 +28,7 @@ extension Keychain {
     func addIdentity(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         guard let identity = request.identity else { throw KeychainError.param("no identity to add") }
         var certificateAttributes = identity.certificate.itemAttributes
-        if let summary = identity.certificate.subjectSummary { certificateAttributes["labl"] = .string(summary) }
+        if let summary = identity.certificate.subjectSummary { certificateAttributes[.label] = .string(summary) }
         let representation = try identity.privateKey.externalRepresentation()
         var keySecret = representation.withUnsafeBytes { Data($0) }
         defer { keySecret.wipe() }
@@ -63,7 +63,7 @@ extension Keychain {
         guard !request.returns.isEmpty else { return nil }
         var result = ItemResult(itemClass: .identity)
         if request.returns.contains(.attributes) {
-            result.attributes = keyRecord.attributes.merging(certificateRecord.attributes) { _, certificate in certificate }
+            result.attributes = keyRecord.attributes.merging(certificateRecord.attributes)
             result.accessControl = certificateRecord.accessControl
         }
         if request.returns.contains(.data) { result.data = keySecret }
@@ -77,12 +77,12 @@ extension Keychain {
     /// One half of an identity add: the object's attributes, overlaid with the caller's values
     /// that `itemClass` has.
     private func half(
-        _ itemClass: ItemClass, _ attributes: [String: AttributeValue], secret: Data, of request: ItemRequest
+        _ itemClass: ItemClass, _ attributes: ItemAttributes, secret: Data, of request: ItemRequest
     ) -> ItemRequest {
         var half = ItemRequest(itemClass: itemClass)
         half.attributes = attributes
-        for (name, value) in request.attributes where AttributeCatalog.attribute(name, in: itemClass) != nil {
-            half.attributes[name] = value
+        for (attribute, value) in request.attributes where attribute.belongs(to: itemClass) {
+            half.attributes[attribute] = value
         }
         half.accessControl = request.accessControl
         half.synchronizable = request.synchronizable

@@ -14,8 +14,9 @@ extension Keychain {
     /// values that name one item or a few (an application label, an account, a tag, a server, a
     /// serial number) before those many items share (a service, a label, a group), and numbers
     /// (a port, a key size: few distinct values) last.
-    private static let selectivity: [String] = [
-        "klbl", "acct", "atag", "slnr", "srvr", "issr", "svce", "labl", "path", "sdmn", "agrp",
+    private static let selectivity: [AttributeDescriptor] = [
+        .applicationLabel, .account, .applicationTag, .serialNumber, .server, .issuer, .service, .label, .path,
+        .securityDomain, .accessGroup,
     ]
 
     /// The search-index tokens a query's rows must hold, the most selective first (at most
@@ -23,15 +24,15 @@ extension Keychain {
     /// compares text case-insensitively (a token matches exact values only): it reads its class.
     func searchIndexTokens(for request: ItemRequest) throws -> [Data]? {
         guard options.usesSearchIndex, !request.caseInsensitive, !request.attributes.isEmpty else { return nil }
-        let indexed = AttributeCatalog.searchIndexed(of: request.itemClass).filter { request.attributes[$0.name] != nil }
+        let indexed = AttributeCatalog.searchIndexed(of: request.itemClass).filter { request.attributes.contains($0) }
         guard !indexed.isEmpty else { return nil }
         let ranked = indexed.sorted { left, right in
-            let leftRank = Self.selectivity.firstIndex(of: left.name) ?? Self.selectivity.count
-            let rightRank = Self.selectivity.firstIndex(of: right.name) ?? Self.selectivity.count
+            let leftRank = Self.selectivity.firstIndex(of: left) ?? Self.selectivity.count
+            let rightRank = Self.selectivity.firstIndex(of: right) ?? Self.selectivity.count
             return leftRank < rightRank
         }
         return try ranked.prefix(KeychainStore.maximumSearchTokens).map { attribute in
-            try sealer.searchToken(itemClass: request.itemClass, attribute: attribute, value: request.attributes[attribute.name]!)
+            try sealer.searchToken(itemClass: request.itemClass, attribute: attribute, value: request.attributes[attribute]!)
         }
     }
 

@@ -271,7 +271,7 @@ public final class Keychain: Sendable {
     ///   `errSecDecode` (a damaged item named exactly, or whose secret the update keeps).
     public func update(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
         try checkSearchEntitlements(request, context: context)
-        if let group = changes.attributes["agrp"]?.stringValue { try context.requireEntitlement(to: group) }
+        if let group = changes.attributes[.accessGroup]?.stringValue { try context.requireEntitlement(to: group) }
         if request.itemClass == .identity {
             try updateIdentities(request, changes: changes, context: context)
             return

@@ -6,41 +6,43 @@ import KeychainCore
 /// each half is stored only when its parameters say `kSecAttrIsPermanent`.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
-    private static let generationOnly: Set<String> = ["type", "bsiz", "private", "public"]
+    private static let generationOnly: Set<String> = [
+        kSecAttrKeyType as String, kSecAttrKeySizeInBits as String, kSecPrivateKeyAttrs as String, kSecPublicKeyAttrs as String,
+    ]
 
     /// Generates the pair `parameters` describes and stores the halves marked permanent.
     static func run(_ parameters: CFDictionary) throws -> (privateKey: SecKey, publicKey: SecKey) {
         let top = try RequestBridge.dictionary(parameters).dictionary
-        let privateAttributes = try subDictionary(top["private"], name: "kSecPrivateKeyAttrs")
-        let publicAttributes = try subDictionary(top["public"], name: "kSecPublicKeyAttrs")
+        let privateAttributes = try subDictionary(top[kSecPrivateKeyAttrs as String], name: "kSecPrivateKeyAttrs")
+        let publicAttributes = try subDictionary(top[kSecPublicKeyAttrs as String], name: "kSecPublicKeyAttrs")
         func value(_ name: String) -> RequestValue? { privateAttributes[name] ?? top[name] }
 
-        guard let type = value("type").flatMap(attribute).flatMap(KeyType.init(attribute:)) else {
+        guard let type = value(kSecAttrKeyType as String).flatMap(attribute).flatMap(KeyType.init(attribute:)) else {
             throw KeychainError.param("incorrect or missing kSecAttrKeyType in key generation request")
         }
-        guard let bits = value("bsiz").flatMap(attribute)?.integerValue else {
+        guard let bits = value(kSecAttrKeySizeInBits as String).flatMap(attribute)?.integerValue else {
             throw KeychainError.param("missing kSecAttrKeySizeInBits in key generation request")
         }
-        if case .string("com.apple.setoken")? = value("tkid") {
+        if case .string(let token)? = value(kSecAttrTokenID as String), token == kSecAttrTokenIDSecureEnclave as String {
             throw KeychainError(.unimplemented, "Secure Enclave keys (kSecAttrTokenIDSecureEnclave) are not available")
         }
         let privateKey = try AsymmetricKey.generate(type: type, bits: Int(bits))
         let publicKey = try privateKey.publicKey()
 
         var common = top.filter { !generationOnly.contains($0.key) }
-        common.removeValue(forKey: "class")
+        common.removeValue(forKey: kSecClass as String)
         let privateParameters = common.merging(privateAttributes) { _, specific in specific }
         let publicParameters = common.merging(publicAttributes) { _, specific in specific }
-        if privateParameters["perm"]?.isTrue == true { try store(privateKey, privateParameters) }
-        if publicParameters["perm"]?.isTrue == true { try store(publicKey, publicParameters) }
+        if privateParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(privateKey, privateParameters) }
+        if publicParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(publicKey, publicParameters) }
         return (SecKey(privateKey), SecKey(publicKey))
     }
 
     /// Adds `key` as `SecItemAdd` with `kSecValueRef` would.
     private static func store(_ key: AsymmetricKey, _ parameters: [String: RequestValue]) throws {
         var dictionary = parameters.filter { !generationOnly.contains($0.key) }
-        dictionary["class"] = .string("keys")
-        dictionary["v_Ref"] = .reference(.key(key))
+        dictionary[kSecClass as String] = .string(kSecClassKey as String)
+        dictionary[kSecValueRef as String] = .reference(.key(key))
         let request = try RequestParser.parse(dictionary, for: .add)
         let (keychain, context) = try ProcessKeychain.resolve()
         _ = try keychain.add(request, context: context)

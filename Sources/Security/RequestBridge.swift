@@ -224,7 +224,7 @@ enum ResultBridge {
     static func attributes(_ result: ItemResult) -> DictionaryEntries {
         let attributes = result.attributes ?? [:]
         var entries = DictionaryEntries(capacity: attributes.count + 4)
-        for (name, value) in attributes { entries.append(name, object(value)) }
+        for (attribute, value) in attributes { entries.append(attribute.name, object(value)) }
         if let policy = result.accessControl { entries.append("accc", SecAccessControl(policy: policy)) }
         return entries
     }

@@ -47,7 +47,7 @@ public func SecIdentityCreateWithCertificate(
 ) -> OSStatus {
     StatusMapping.run {
         var request = ItemRequest(itemClass: .key)
-        request.attributes = ["kcls": .integer(1), "klbl": .data(certificate.certificate.publicKeyHash)]
+        request.attributes = [.keyClass: .integer(1), .applicationLabel: .data(certificate.certificate.publicKeyHash)]
         request.returns = [.reference]
         let (keychain, context) = try ProcessKeychain.resolve()
         for result in try keychain.search(request, context: context) {

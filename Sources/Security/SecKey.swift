@@ -82,10 +82,10 @@ public func SecKeyCreateWithData(
 ) -> SecKey? {
     reporting(error) {
         let values = try RequestBridge.dictionary(attributes)
-        guard let type = values["type"].flatMap(KeyGeneration.attribute).flatMap(KeyType.init(attribute:)) else {
+        guard let type = values[kSecAttrKeyType as String].flatMap(KeyGeneration.attribute).flatMap(KeyType.init(attribute:)) else {
             throw KeychainError.param("Unsupported key type")
         }
-        guard let keyClass = values["kcls"].flatMap(KeyGeneration.attribute).flatMap(KeyClass.init(attribute:)) else {
+        guard let keyClass = values[kSecAttrKeyClass as String].flatMap(KeyGeneration.attribute).flatMap(KeyClass.init(attribute:)) else {
             throw KeychainError.param("Unsupported key class")
         }
         return SecKey(try AsymmetricKey(externalRepresentation: Data(referencing: keyData), type: type, keyClass: keyClass))
@@ -107,17 +107,17 @@ public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutab
 /// `kSecAttrKeyClass` and `kSecAttrKeyType` as strings, size, application label, the
 /// usage flags as booleans, and `kSecValueData` (the external representation).
 public func SecKeyCopyAttributes(_ key: SecKey) -> CFDictionary? {
-    var dictionary: [String: Any] = ["class": "keys"]
-    for (name, value) in key.key.itemAttributes {
-        switch name {
-        case "kcls", "type": dictionary[name] = String(value.integerValue ?? 0)
-        case "bsiz", "esiz": dictionary[name] = NSNumber(value: value.integerValue ?? 0)
-        case "klbl": dictionary[name] = ResultBridge.object(value)
-        default: dictionary[name] = NSNumber(value: value.integerValue == 1)
+    var dictionary: [String: Any] = [kSecClass as String: kSecClassKey as String]
+    for (attribute, value) in key.key.itemAttributes {
+        switch attribute {
+        case .keyClass, .type: dictionary[attribute.name] = String(value.integerValue ?? 0)
+        case .keySizeInBits, .effectiveKeySize: dictionary[attribute.name] = NSNumber(value: value.integerValue ?? 0)
+        case .applicationLabel: dictionary[attribute.name] = ResultBridge.object(value)
+        default: dictionary[attribute.name] = NSNumber(value: value.integerValue == 1)
         }
     }
     if let representation = try? key.key.externalRepresentation() {
-        dictionary["v_Data"] = representation.withUnsafeBytes { Data($0) }
+        dictionary[kSecValueData as String] = representation.withUnsafeBytes { Data($0) }
     }
     return dictionary as NSDictionary
 }

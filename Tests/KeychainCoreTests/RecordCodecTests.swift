@@ -5,7 +5,7 @@ import Testing
 
 @Suite("The metadata record codec")
 struct RecordCodecTests {
-    let sample: [String: AttributeValue] = [
+    let sample: ItemAttributes = [
         "acct": .string("ünïcode account"),
         "svce": .data(Data([0, 1, 2, 255])),
         "port": .integer(-443),

@@ -9,7 +9,7 @@ import Testing
 struct ScanFilterTests {
     static let context = TemporaryKeychain.context
 
-    static func add(_ keychain: Keychain, _ account: String, _ attributes: [String: AttributeValue]) throws {
+    static func add(_ keychain: Keychain, _ account: String, _ attributes: ItemAttributes) throws {
         var request = ItemRequest(itemClass: .genericPassword)
         request.attributes = attributes
         request.attributes["svce"] = .string("scan")
@@ -18,7 +18,7 @@ struct ScanFilterTests {
         _ = try keychain.add(request, context: context)
     }
 
-    static func accounts(_ keychain: Keychain, _ criteria: [String: AttributeValue], caseInsensitive: Bool = false) throws -> [String] {
+    static func accounts(_ keychain: Keychain, _ criteria: ItemAttributes, caseInsensitive: Bool = false) throws -> [String] {
         var request = ItemRequest(itemClass: .genericPassword)
         request.attributes = criteria
         request.caseInsensitive = caseInsensitive

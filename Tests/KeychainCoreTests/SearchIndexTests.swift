@@ -62,7 +62,7 @@ struct SearchIndexTests {
     /// criterion, with the synchronizable flag, in either value type.
     static var queries: [ItemRequest] {
         var queries: [ItemRequest] = []
-        func query(_ itemClass: ItemClass, _ attributes: [String: AttributeValue], synchronizable: SynchronizableFilter = .unspecified) {
+        func query(_ itemClass: ItemClass, _ attributes: ItemAttributes, synchronizable: SynchronizableFilter = .unspecified) {
             var request = ItemRequest(itemClass: itemClass)
             request.attributes = attributes
             request.synchronizable = synchronizable

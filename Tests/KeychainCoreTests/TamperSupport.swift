@@ -9,7 +9,7 @@ struct TamperFixture {
     /// One item: how to find it and what it holds.
     struct Item {
         let itemClass: ItemClass
-        let key: [String: AttributeValue]
+        let key: ItemAttributes
         let secret: Data
         var rowID: Int64 = 0
     }

@@ -245,3 +245,21 @@ func status(of body: () throws -> Void) -> KeychainError.Code? {
         return .internal
     }
 }
+
+/// Tests name attributes by Apple's short names, as the dictionaries they mirror do: a string
+/// literal stands for the catalog descriptor with that short name (`request.attributes["svce"]`,
+/// `["acct": .string("me")]`), so test code reads like the SecItem dictionaries it checks.
+extension AttributeDescriptor: ExpressibleByStringLiteral {
+    public convenience init(stringLiteral name: String) {
+        guard let attribute = AttributeCatalog.descriptor(named: name) else { preconditionFailure("no attribute \(name)") }
+        self.init(
+            attribute.ordinal, attribute.name, attribute.constant, attribute.kind, classes: attribute.classes,
+            primaryKeyOf: attribute.primaryKeyOf, maintainer: attribute.maintainer)
+    }
+}
+
+/// Descriptors order and print by short name, as the dictionaries' keys they replace did.
+extension AttributeDescriptor: Comparable, CustomStringConvertible {
+    public static func < (lhs: AttributeDescriptor, rhs: AttributeDescriptor) -> Bool { lhs.name < rhs.name }
+    public var description: String { name }
+}

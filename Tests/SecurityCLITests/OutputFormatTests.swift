@@ -49,7 +49,7 @@ final class RecordingConsole: Console {
     }
 
     @Test func renderedItemFollowsTheSchemaOrder() {
-        let attributes: [String: AttributeValue] = [
+        let attributes: ItemAttributes = [
             "acct": .string("me"), "srvr": .string("host"), "labl": .string("host"), "ptcl": .string("htps"),
             "port": .integer(8080), "atyp": .string("dflt"), "path": .string(""), "crtr": .integer(0x6162_6364),
         ]

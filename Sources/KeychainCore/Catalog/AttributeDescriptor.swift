@@ -5,7 +5,8 @@ import Foundation
 ///
 /// A class, since the catalog's entries are shared and never change: every lookup hands out one
 /// reference instead of copying (and retaining) its strings and sets.
-public final class AttributeDescriptor: Sendable {
+/// Descriptors are equal when they are the same attribute (the same ordinal).
+public final class AttributeDescriptor: Hashable, Sendable {
     /// Who writes an attribute's value.
     public enum Maintainer: Sendable {
         /// The caller sets it on add and update.
@@ -16,6 +17,9 @@ public final class AttributeDescriptor: Sendable {
         case computed
     }
 
+    /// The attribute's position in `AttributeCatalog.descriptors`: `ItemAttributes` indexes
+    /// its values by it, so no lookup hashes a string.
+    public let ordinal: Int
     /// Apple's 4-character short name, the string value of the `kSecAttr…` constant.
     public let name: String
     /// Apple's constant name, for messages and documentation.
@@ -32,9 +36,10 @@ public final class AttributeDescriptor: Sendable {
     let classBits: UInt8
 
     init(
-        _ name: String, _ constant: String, _ kind: AttributeKind, classes: Set<ItemClass>,
+        _ ordinal: Int, _ name: String, _ constant: String, _ kind: AttributeKind, classes: Set<ItemClass>,
         primaryKeyOf: Set<ItemClass> = [], maintainer: Maintainer = .caller
     ) {
+        self.ordinal = ordinal
         self.name = name
         self.constant = constant
         self.kind = kind
@@ -42,6 +47,19 @@ public final class AttributeDescriptor: Sendable {
         self.primaryKeyOf = primaryKeyOf
         self.maintainer = maintainer
         classBits = classes.reduce(0) { $0 | $1.bit }
+    }
+
+    /// Whether both name the same attribute.
+    public static func == (lhs: AttributeDescriptor, rhs: AttributeDescriptor) -> Bool { lhs.ordinal == rhs.ordinal }
+
+    /// Hashes the ordinal.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    /// Whether `itemClass` has this attribute (an identity has the attributes of certificates
+    /// and keys).
+    public func belongs(to itemClass: ItemClass) -> Bool {
+        let bits = itemClass == .identity ? ItemClass.certificate.bit | ItemClass.key.bit : itemClass.bit
+        return classBits & bits != 0
     }
 
     /// Whether this attribute is part of `itemClass`'s primary key.

@@ -83,22 +83,22 @@ extension AsymmetricKey {
 
     /// The attributes Apple gives a software key (`SecKeyCopyAttributes`, used when the key is
     /// added by `kSecValueRef`), without `kSecValueData`.
-    public var itemAttributes: [String: AttributeValue] {
+    public var itemAttributes: ItemAttributes {
         let isPrivate = keyClass == .private
         let isRSA = type == .rsa
         func flag(_ value: Bool) -> AttributeValue { .integer(value ? 1 : 0) }
         return [
-            "kcls": .integer(keyClass.rawValue),
-            "klbl": .data(applicationLabel),
-            "type": .integer(type.rawValue),
-            "bsiz": .integer(Int64(sizeInBits)),
-            "esiz": .integer(Int64(sizeInBits)),
-            "perm": flag(true), "priv": flag(true), "modi": flag(true),
-            "sens": flag(false), "asen": flag(false), "extr": flag(true), "next": flag(false),
-            "encr": flag(!isPrivate), "vrfy": flag(!isPrivate), "wrap": flag(!isPrivate),
-            "decr": flag(isPrivate || isRSA), "sign": flag(isPrivate), "unwp": flag(isPrivate),
-            "drve": flag(!isRSA && isPrivate),
-            "snrc": flag(false), "vyrc": flag(false),
+            .keyClass: .integer(keyClass.rawValue),
+            .applicationLabel: .data(applicationLabel),
+            .type: .integer(type.rawValue),
+            .keySizeInBits: .integer(Int64(sizeInBits)),
+            .effectiveKeySize: .integer(Int64(sizeInBits)),
+            .isPermanent: flag(true), .isPrivate: flag(true), .isModifiable: flag(true),
+            .isSensitive: flag(false), .wasAlwaysSensitive: flag(false), .isExtractable: flag(true), .wasNeverExtractable: flag(false),
+            .canEncrypt: flag(!isPrivate), .canVerify: flag(!isPrivate), .canWrap: flag(!isPrivate),
+            .canDecrypt: flag(isPrivate || isRSA), .canSign: flag(isPrivate), .canUnwrap: flag(isPrivate),
+            .canDerive: flag(!isRSA && isPrivate),
+            .canSignRecover: flag(false), .canVerifyRecover: flag(false),
         ]
     }
 

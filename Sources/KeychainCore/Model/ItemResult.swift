@@ -4,8 +4,8 @@ import Foundation
 public struct ItemResult: Sendable {
     /// The item's class.
     public let itemClass: ItemClass
-    /// Attribute values by short name (`kSecReturnAttributes`).
-    public var attributes: [String: AttributeValue]?
+    /// Attribute values (`kSecReturnAttributes`).
+    public var attributes: ItemAttributes?
     /// The item's access control, returned with the attributes as `accc`.
     public var accessControl: AccessControlPolicy?
     /// The secret (`kSecReturnData`); nil for an item stored without data.

@@ -86,9 +86,9 @@ public enum AuthenticationUI: Sendable {
 public struct ItemRequest: Sendable {
     /// The item class (from `kSecClass` or the persistent reference).
     public var itemClass: ItemClass
-    /// Attribute values by short name, converted to their catalog kinds. Excludes `sync`
-    /// (see `synchronizable`) and `accc` (see `accessControl`).
-    public var attributes: [String: AttributeValue] = [:]
+    /// Attribute values, converted to their catalog kinds. Excludes `.synchronizable` (see
+    /// `synchronizable`) and `.accessControl` (see `accessControl`).
+    public var attributes = ItemAttributes()
     /// `kSecAttrAccessControl`.
     public var accessControl: AccessControlPolicy?
     /// `kSecAttrSynchronizable`.
@@ -118,8 +118,8 @@ public struct ItemRequest: Sendable {
 
 /// The parsed `attributesToUpdate` dictionary of `SecItemUpdate`.
 public struct ItemChanges: Sendable {
-    /// New attribute values (excluding `sync` and `accc`).
-    public var attributes: [String: AttributeValue] = [:]
+    /// New attribute values (excluding `.synchronizable` and `.accessControl`).
+    public var attributes = ItemAttributes()
     /// A new access control.
     public var accessControl: AccessControlPolicy?
     /// A new synchronizable flag; nil leaves it unchanged.

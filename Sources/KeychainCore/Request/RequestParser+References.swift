@@ -5,9 +5,22 @@ import Foundation
 extension RequestParser {
     /// Attributes a search by key reference leaves out, because they vary between OS versions
     /// (Apple, `AttributeCreateFilteredOutSecAttrs`).
-    private static let searchOmittedKeyAttributes: Set<String> = [
-        "perm", "encr", "decr", "drve", "sign", "vrfy", "snrc", "vyrc", "wrap", "unwp",
+    private static let searchOmittedKeyAttributes: Set<AttributeDescriptor> = [
+        .isPermanent, .canEncrypt, .canDecrypt, .canDerive, .canSign, .canVerify, .canSignRecover, .canVerifyRecover,
+        .canWrap, .canUnwrap,
     ]
+
+    /// The request `operation` makes of `kSecValueRef` = `reference` with `attributes` beside
+    /// it: the dictionary `[kSecValueRef: reference, …attributes]` parsed as `parse` parses it,
+    /// for callers that hold typed values rather than a dictionary.
+    public static func request(
+        for reference: ItemReference, attributes: ItemAttributes = [:], operation: ItemOperation
+    ) throws -> ItemRequest {
+        var entries = RequestEntries()
+        entries["v_Ref"] = .reference(reference)
+        for (attribute, value) in attributes { entries[attribute.name] = value.requestValue }
+        return try parse(entries, for: operation)
+    }
 
     /// Replaces `kSecValueRef` by the referenced object's attributes (class included, and for
     /// an add its data); values the caller put in the dictionary win. An identity is kept
@@ -27,9 +40,9 @@ extension RequestParser {
         switch reference {
         case .key(let key):
             merged["class"] = .string(ItemClass.key.rawValue)
-            for (name, attribute) in key.itemAttributes
-            where operation == .add || !searchOmittedKeyAttributes.contains(name) {
-                merged[name] = attribute.requestValue
+            for (attribute, value) in key.itemAttributes
+            where operation == .add || !searchOmittedKeyAttributes.contains(attribute) {
+                merged[attribute.name] = value.requestValue
             }
             if operation == .add {
                 let representation = try key.externalRepresentation()
@@ -37,11 +50,11 @@ extension RequestParser {
             }
         case .certificate(let certificate):
             merged["class"] = .string(ItemClass.certificate.rawValue)
-            for (name, attribute) in certificate.itemAttributes { merged[name] = attribute.requestValue }
+            for (attribute, value) in certificate.itemAttributes { merged[attribute.name] = value.requestValue }
             if operation == .add {
                 merged["v_Data"] = .data(certificate.der)
-                if dictionary["labl"] == nil, let summary = certificate.subjectSummary {
-                    merged["labl"] = .string(summary)  // Apple's infer_cert_label
+                if dictionary[AttributeDescriptor.label.name] == nil, let summary = certificate.subjectSummary {
+                    merged[AttributeDescriptor.label.name] = .string(summary)  // Apple's infer_cert_label
                 }
             }
         case .identity(let pair):
@@ -49,10 +62,10 @@ extension RequestParser {
             if operation == .add {
                 identity = pair
             } else {
-                for name in ["ctyp", "issr", "slnr"] {
-                    merged[name] = pair.certificate.itemAttributes[name]?.requestValue
+                for attribute in [AttributeDescriptor.certificateType, .issuer, .serialNumber] {
+                    merged[attribute.name] = pair.certificate.itemAttributes[attribute]?.requestValue
                 }
-                merged["klbl"] = .data(pair.privateKey.applicationLabel)
+                merged[AttributeDescriptor.applicationLabel.name] = .data(pair.privateKey.applicationLabel)
             }
         }
         for (name, value) in dictionary where name != "v_Ref" { merged[name] = value }
@@ -63,9 +76,9 @@ extension RequestParser {
     /// form, the form stored for certificates.
     static func normalizeIssuer(_ request: inout ItemRequest) {
         guard request.itemClass == .certificate || request.itemClass == .identity,
-            case .data(let issuer)? = request.attributes["issr"]
+            case .data(let issuer)? = request.attributes[.issuer]
         else { return }
-        request.attributes["issr"] = .data(Certificate.normalizedNameAttribute(issuer))
+        request.attributes[.issuer] = .data(Certificate.normalizedNameAttribute(issuer))
     }
 
     /// For a key item added with its data but without an application label, the keychain
@@ -73,12 +86,12 @@ extension RequestParser {
     /// reference; data that is not a key of the stated type and class is stored as given.
     static func inferKeyAttributes(_ request: inout ItemRequest) throws {
         guard request.itemClass == .key, let secret = request.secret,
-            let type = request.attributes["type"].flatMap(KeyType.init(attribute:)),
-            let keyClass = request.attributes["kcls"].flatMap(KeyClass.init(attribute:)), keyClass != .symmetric,
+            let type = request.attributes[.type].flatMap(KeyType.init(attribute:)),
+            let keyClass = request.attributes[.keyClass].flatMap(KeyClass.init(attribute:)), keyClass != .symmetric,
             let key = try? AsymmetricKey(externalRepresentation: secret, type: type, keyClass: keyClass)
         else { return }
-        if request.attributes["klbl"] == nil { request.attributes["klbl"] = .data(key.applicationLabel) }
-        if request.attributes["bsiz"] == nil { request.attributes["bsiz"] = .integer(Int64(key.sizeInBits)) }
-        if request.attributes["esiz"] == nil { request.attributes["esiz"] = .integer(Int64(key.sizeInBits)) }
+        if request.attributes[.applicationLabel] == nil { request.attributes[.applicationLabel] = .data(key.applicationLabel) }
+        if request.attributes[.keySizeInBits] == nil { request.attributes[.keySizeInBits] = .integer(Int64(key.sizeInBits)) }
+        if request.attributes[.effectiveKeySize] == nil { request.attributes[.effectiveKeySize] = .integer(Int64(key.sizeInBits)) }
     }
 }

@@ -141,14 +141,14 @@ public enum RequestParser {
                 changes.accessControl = policy
             default:
                 let converted = try AttributeCoercion.coerce(value, for: attribute)
-                if attribute.maintainer == .caller { changes.attributes[key] = converted }
+                if attribute.maintainer == .caller { changes.attributes[attribute] = converted }
             }
         }
-        if changes.attributes["pdmn"] != nil && changes.accessControl != nil {
+        if changes.attributes[.accessible] != nil && changes.accessControl != nil {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
         }
         if changes.synchronizable == true {
-            if let protection = changes.attributes["pdmn"]?.stringValue.flatMap(Protection.init), protection.isThisDeviceOnly {
+            if let protection = changes.attributes[.accessible]?.stringValue.flatMap(Protection.init), protection.isThisDeviceOnly {
                 throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
             }
             if changes.accessControl != nil {
@@ -192,7 +192,7 @@ public enum RequestParser {
             request.accessControl = policy
             return true
         default:
-            request.attributes[key] = try AttributeCoercion.coerce(value, for: attribute)
+            request.attributes[attribute] = try AttributeCoercion.coerce(value, for: attribute)
             return true
         }
     }
@@ -301,15 +301,15 @@ public enum RequestParser {
         if request.itemClass == .identity && request.identity == nil {
             throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")
         }
-        if request.itemClass == .key && request.attributes["type"] == nil {
+        if request.itemClass == .key && request.attributes[.type] == nil {
             throw KeychainError.param("a key item needs kSecAttrKeyType")
         }
-        if request.attributes["pdmn"] != nil && request.accessControl != nil {
+        if request.attributes[.accessible] != nil && request.accessControl != nil {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
         }
         if request.synchronizable == .only(true) {
             let protection = request.accessControl?.protection
-                ?? request.attributes["pdmn"]?.stringValue.flatMap(Protection.init)
+                ?? request.attributes[.accessible]?.stringValue.flatMap(Protection.init)
             if protection?.isThisDeviceOnly == true {
                 // Apple's header: "not allowed" (its daemon does not check).
                 throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")

@@ -8,20 +8,21 @@ struct ItemRecord: Sendable {
     var itemClass: ItemClass
     /// The item's stable 16-byte identifier (its persistent reference).
     var uuid: Data
-    /// Attribute values by short name, including `pdmn`, `agrp`, `sync`, `cdat`, `mdat`, `sha1`.
-    var attributes: [String: AttributeValue]
+    /// Attribute values, including the accessibility, access group, synchronizable flag,
+    /// creation and modification dates and digest; never the access control (below).
+    var attributes: ItemAttributes
     /// The item's access control, when it was given one.
     var accessControl: AccessControlPolicy?
 
     /// Whether the item is synchronizable.
-    var isSynchronizable: Bool { attributes["sync"]?.integerValue == 1 }
+    var isSynchronizable: Bool { attributes[.synchronizable]?.integerValue == 1 }
 
     /// The item's access group.
-    var accessGroup: String { attributes["agrp"]?.stringValue ?? "" }
+    var accessGroup: String { attributes[.accessGroup]?.stringValue ?? "" }
 
     /// The item's accessibility.
     var protection: Protection {
-        attributes["pdmn"]?.stringValue.flatMap(Protection.init) ?? itemClass.defaultProtection
+        attributes[.accessible]?.stringValue.flatMap(Protection.init) ?? itemClass.defaultProtection
     }
 
     /// The persistent reference handed to callers.

@@ -22,11 +22,11 @@ struct ItemSealer: Sendable {
     private static let secretFormat: UInt8 = 2
 
     /// The token of `itemClass`'s primary key with `attributes` (omitted members take their empty values).
-    func primaryKeyToken(itemClass: ItemClass, attributes: [String: AttributeValue]) throws -> Data {
+    func primaryKeyToken(itemClass: ItemClass, attributes: ItemAttributes) throws -> Data {
         let encoding = PrimaryKeyEncoding(itemClass: itemClass, attributes: attributes)
         return try keyRing.index.tokens.authenticationCode(
             for: encoding.message(
-                accessGroup: attributes["agrp"]?.stringValue ?? "", synchronizable: attributes["sync"]?.integerValue == 1))
+                accessGroup: attributes[.accessGroup]?.stringValue ?? "", synchronizable: attributes[.synchronizable]?.integerValue == 1))
     }
 
     /// The token naming an access group in the group table.
@@ -50,8 +50,7 @@ struct ItemSealer: Sendable {
     /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
     func sealMetadata(_ record: ItemRecord, token: Data, generation: Int64, random: inout RandomDraw) throws -> Data {
         let keys = try keyRing.classKeys(for: KeybagClass(record.protection))
-        var plaintext = RecordCodec.encode(
-            record.attributes, replacing: record.accessControl.map { [("accc", .data($0.serialized))] } ?? [])
+        var plaintext = RecordCodec.encode(record.attributes, accessControl: record.accessControl?.serialized)
         defer { plaintext.wipe() }
         return try keys.metadata.seal(
             plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token, generation),
@@ -98,7 +97,7 @@ struct ItemSealer: Sendable {
         if let excluded, try plaintext.withUnsafeBytes(excluded) { return nil }
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
-        if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
+        if case .data(let serialized)? = attributes.removeValue(forKey: .accessControl) {
             accessControl = try AccessControlPolicy(serialized: serialized)
         }
         let record = ItemRecord(

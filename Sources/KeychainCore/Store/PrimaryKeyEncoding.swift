@@ -11,24 +11,22 @@ struct PrimaryKeyEncoding {
 
     /// Encodes `itemClass`'s primary key from `attributes` up to (not including) the access group;
     /// omitted members take their empty values.
-    init(itemClass: ItemClass, attributes: [String: AttributeValue]) {
+    init(itemClass: ItemClass, attributes: ItemAttributes) {
         prefix = Array("pk\u{0}\(itemClass.rawValue)".utf8)
         prefix.reserveCapacity(128)
         for attribute in Self.leadingMembers(of: itemClass) {
-            Self.append(attribute, value: attributes[attribute.name] ?? attribute.emptyValue, to: &prefix)
+            Self.append(attribute, value: attributes[attribute] ?? attribute.emptyValue, to: &prefix)
         }
     }
 
     /// The complete message for one access group and synchronizable flag.
     func message(accessGroup: String, synchronizable: Bool) -> [UInt8] {
         var bytes = prefix
-        Self.append(Self.accessGroup, value: .string(accessGroup), to: &bytes)
-        Self.append(Self.synchronizable, value: .integer(synchronizable ? 1 : 0), to: &bytes)
+        Self.append(.accessGroup, value: .string(accessGroup), to: &bytes)
+        Self.append(.synchronizable, value: .integer(synchronizable ? 1 : 0), to: &bytes)
         return bytes
     }
 
-    private static let accessGroup = AttributeCatalog.attribute(named: "agrp")!
-    private static let synchronizable = AttributeCatalog.attribute(named: "sync")!
 
     /// Each class's primary-key members before the access group. The catalog declares the
     /// access group and synchronizable flag last; this is checked once here.
@@ -36,7 +34,8 @@ struct PrimaryKeyEncoding {
         uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
             let key = AttributeCatalog.primaryKey(of: itemClass)
             if itemClass.isStored {
-                precondition(key.suffix(2).map(\.name) == ["agrp", "sync"], "agrp and sync must end every primary key")
+                precondition(
+                    key.suffix(2) == [.accessGroup, .synchronizable], "the access group and synchronizable flag must end every primary key")
             }
             return (itemClass, Array(key.dropLast(itemClass.isStored ? 2 : 0)))
         })

@@ -13,19 +13,43 @@ enum RecordCodec {
         case date = 4
     }
 
-    /// Encodes attribute values (the access control travels as data under `accc`).
-    static func encode(_ attributes: [String: AttributeValue]) -> Data {
-        encode(attributes, replacing: [])
+    /// The entry name the access control's serialized form is stored under.
+    private static let accessControlName = AttributeDescriptor.accessControl.name
+    /// The entry name the secret takes in the digest's input (Apple's `kSecValueData`).
+    private static let secretName = "v_Data"
+
+    /// Encodes attribute values; `accessControl`, when given, is stored as data under `accc` in
+    /// place of any `.accessControl` value. Entries are written in short-name order.
+    static func encode(_ attributes: ItemAttributes, accessControl: Data? = nil) -> Data {
+        var entries: [(key: String, value: AttributeValue)] = []
+        entries.reserveCapacity(attributes.count + 1)
+        for attribute in AttributeCatalog.descriptorsByName {
+            if let accessControl, attribute == .accessControl {
+                entries.append((attribute.name, .data(accessControl)))
+            } else if let value = attributes[attribute] {
+                entries.append((attribute.name, value))
+            }
+        }
+        return encode(sortedEntries: entries)
     }
 
-    /// Encodes `attributes` with the entries of `replacements` in place of theirs (a nil value
-    /// leaves the attribute out), without building a changed copy of the dictionary.
-    static func encode(_ attributes: [String: AttributeValue], replacing replacements: [(String, AttributeValue?)]) -> Data {
+    /// The input of the item digest Apple returns as `sha1`: the record as `encode` writes it
+    /// without the digest itself, with the access control (or none) under `accc` and the secret,
+    /// when there is one, under `v_Data`. Changing it changes every stored digest.
+    static func digestInput(_ attributes: ItemAttributes, accessControl: Data?, secret: Data?) -> Data {
         var entries: [(key: String, value: AttributeValue)] = []
-        entries.reserveCapacity(attributes.count + replacements.count)
-        for entry in attributes where !replacements.contains(where: { $0.0 == entry.key }) { entries.append(entry) }
-        for case let (name, value?) in replacements { entries.append((name, value)) }
+        entries.reserveCapacity(attributes.count + 2)
+        for (attribute, value) in attributes where attribute != .sha1 && attribute != .accessControl {
+            entries.append((attribute.name, value))
+        }
+        if let accessControl { entries.append((accessControlName, .data(accessControl))) }
+        if let secret { entries.append((secretName, .data(secret))) }
         entries.sort { $0.key < $1.key }
+        return encode(sortedEntries: entries)
+    }
+
+    /// Writes `entries`, already in name order.
+    private static func encode(sortedEntries entries: [(key: String, value: AttributeValue)]) -> Data {
         // The exact size first, so the record is written once into its final buffer.
         var size = 1 + 4
         for (name, value) in entries {
@@ -94,51 +118,53 @@ enum RecordCodec {
         }
     }
 
-    /// Decodes what `encode` produced.
-    static func decode<Bytes: ContiguousBytes>(_ bytes: Bytes) throws -> [String: AttributeValue] {
+    /// Decodes what `encode` produced. An entry whose name is no catalog attribute (no version of
+    /// the keychain writes one) is checked like any other and left out.
+    static func decode<Bytes: ContiguousBytes>(_ bytes: Bytes) throws -> ItemAttributes {
         try bytes.withUnsafeBytes { buffer in
             var reader = Reader(buffer: buffer)
             guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
             let count = try reader.integer(UInt32.self)
-            var attributes: [String: AttributeValue] = [:]
-            attributes.reserveCapacity(Int(min(count, 64)))
+            var attributes = ItemAttributes()
             for _ in 0..<count {
                 let nameLength = Int(try reader.byte())
-                let name = try knownName(try reader.bytes(nameLength))
+                let attribute = try knownAttribute(try reader.bytes(nameLength))
                 guard let tag = Tag(rawValue: try reader.byte()) else {
                     throw KeychainError(.decode, "unknown value tag in record")
                 }
+                let value: AttributeValue
                 switch tag {
                 case .string:
                     let length = Int(try reader.integer(UInt32.self))
                     guard let text = String(validatingUTF8Bytes: try reader.bytes(length)) else {
                         throw KeychainError(.decode, "record text is not UTF-8")
                     }
-                    attributes[name] = .string(text)
+                    value = .string(text)
                 case .data:
                     let length = Int(try reader.integer(UInt32.self))
-                    attributes[name] = .data(Data(try reader.bytes(length)))
+                    value = .data(Data(try reader.bytes(length)))
                 case .integer:
-                    attributes[name] = .integer(Int64(bitPattern: try reader.integer(UInt64.self)))
+                    value = .integer(Int64(bitPattern: try reader.integer(UInt64.self)))
                 case .date:
                     let bits = try reader.integer(UInt64.self)
-                    attributes[name] = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
+                    value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
                 }
+                if let attribute { attributes.updateValue(value, for: attribute) }
             }
             guard reader.isAtEnd else { throw KeychainError(.decode, "trailing bytes in record") }
             return attributes
         }
     }
 
-    /// The value stored under `name` in an encoded record, decoded alone; nil when the record has
-    /// no such entry. A scan checks a row's criteria with it before decoding the whole record.
+    /// The value stored for `attribute` in an encoded record, decoded alone; nil when the record
+    /// has no such entry. A scan checks a row's criteria with it before decoding the whole record.
     ///
     /// - Throws: `errSecDecode` for a malformed record.
-    static func value(named name: String, in buffer: UnsafeRawBufferPointer) throws -> AttributeValue? {
+    static func value(of attribute: AttributeDescriptor, in buffer: UnsafeRawBufferPointer) throws -> AttributeValue? {
         var reader = Reader(buffer: buffer)
         guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
         let count = try reader.integer(UInt32.self)
-        var wanted = name
+        var wanted = attribute.name
         return try wanted.withUTF8 { wanted in
             for _ in 0..<count {
                 let entryName = try reader.bytes(Int(try reader.byte()))
@@ -169,22 +195,24 @@ enum RecordCodec {
         }
     }
 
-    /// The catalog's short names by their four bytes, so decoding a record does not build a
-    /// new string per attribute.
-    private static let namesByBytes: [UInt32: String] = Dictionary(
-        uniqueKeysWithValues: (AttributeCatalog.attributes.map(\.name) + ["accc"]).reduce(into: Set<String>()) { $0.insert($1) }
-            .map { name in (name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, name) })
+    /// The descriptors by the four bytes of their short names, so decoding a record builds no
+    /// string per attribute.
+    private static let descriptorsByBytes: [UInt32: AttributeDescriptor] = Dictionary(
+        uniqueKeysWithValues: AttributeCatalog.descriptors.map { attribute in
+            (attribute.name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, attribute)
+        })
 
-    /// An attribute name: invalid UTF-8 is refused, not repaired (a repaired name could grow past
-    /// the 255 bytes `encode` can write; found by the record-decoder fuzz target).
-    private static func knownName(_ bytes: UnsafeRawBufferPointer) throws -> String {
-        if bytes.count == 4, let name = namesByBytes[bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] {
-            return name
+    /// The attribute an entry name names; nil for a valid name of no catalog attribute. Invalid
+    /// UTF-8 is refused, not repaired (a repaired name could grow past the 255 bytes `encode` can
+    /// write; found by the record-decoder fuzz target).
+    private static func knownAttribute(_ bytes: UnsafeRawBufferPointer) throws -> AttributeDescriptor? {
+        if bytes.count == 4, let attribute = descriptorsByBytes[bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }] {
+            return attribute
         }
-        guard let name = String(validatingUTF8Bytes: bytes) else {
+        guard String(validatingUTF8Bytes: bytes) != nil else {
             throw KeychainError(.decode, "record attribute name is not UTF-8")
         }
-        return name
+        return nil
     }
 
     /// A bounds-checked cursor over a byte buffer.

@@ -48,10 +48,10 @@ extension ItemSealer {
 
     /// The tokens of every indexed attribute `attributes` holds, concatenated in catalog order
     /// (the row keeps them, so that a delete removes its index entries without opening the row).
-    func searchTokens(itemClass: ItemClass, attributes: [String: AttributeValue]) throws -> Data {
+    func searchTokens(itemClass: ItemClass, attributes: ItemAttributes) throws -> Data {
         var tokens = Data()
         for attribute in AttributeCatalog.searchIndexed(of: itemClass) {
-            guard let value = attributes[attribute.name] else { continue }
+            guard let value = attributes[attribute] else { continue }
             tokens.append(try searchToken(itemClass: itemClass, attribute: attribute, value: value))
         }
         return tokens

@@ -117,16 +117,16 @@ public struct Certificate: Hashable, Sendable {
     /// CSSM_CERT_X_509v1…v3), encoding (3, DER), normalized subject and issuer content, serial
     /// number, subject key ID and public-key hash. (An add without a label takes the subject
     /// summary.)
-    public var itemAttributes: [String: AttributeValue] {
-        var attributes: [String: AttributeValue] = [
-            "ctyp": .integer(Int64(version + 1)),
-            "cenc": .integer(3),
-            "subj": .data(subject.normalizedContent),
-            "issr": .data(issuer.normalizedContent),
-            "slnr": .data(serialNumber),
-            "pkhh": .data(publicKeyHash),
+    public var itemAttributes: ItemAttributes {
+        var attributes: ItemAttributes = [
+            .certificateType: .integer(Int64(version + 1)),
+            .certificateEncoding: .integer(3),
+            .subject: .data(subject.normalizedContent),
+            .issuer: .data(issuer.normalizedContent),
+            .serialNumber: .data(serialNumber),
+            .publicKeyHash: .data(publicKeyHash),
         ]
-        if let subjectKeyID { attributes["skid"] = .data(subjectKeyID) }
+        if let subjectKeyID { attributes[.subjectKeyID] = .data(subjectKeyID) }
         return attributes
     }
 

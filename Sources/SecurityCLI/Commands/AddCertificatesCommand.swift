@@ -33,7 +33,7 @@ struct AddCertificatesCommand: CommandDefinition {
             }
             for certificate in certificates {
                 do {
-                    let request = try RequestParser.parse(["v_Ref": .reference(.certificate(certificate))], for: .add)
+                    let request = try RequestParser.request(for: .certificate(certificate), operation: .add)
                     _ = try keychain.add(request, context: context)
                 } catch let error as KeychainError where error.code == .duplicateItem {
                     invocation.console.error("security: \(path): already in \(where_)\n")

@@ -65,7 +65,7 @@ struct DeleteCertificateCommand: CommandDefinition {
             keychain = matches[0].keychain
         }
         do {
-            let request = try RequestParser.parse(["v_Ref": .reference(reference)], for: .delete)
+            let request = try RequestParser.request(for: reference, operation: .delete)
             try keychain.delete(request, context: try KeychainSession.context(api: api))
         } catch {
             throw ToolError.api(api, error)

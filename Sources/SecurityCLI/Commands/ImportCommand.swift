@@ -76,9 +76,9 @@ struct ImportCommand: CommandDefinition {
 
         var counts = (identities: 0, keys: 0, certificates: 0)
         var sawDuplicate = false
-        func add(_ dictionary: [String: RequestValue]) throws -> Bool {
+        func add(_ reference: ItemReference, _ attributes: ItemAttributes = [:]) throws -> Bool {
             do {
-                _ = try keychain.add(try RequestParser.parse(dictionary, for: .add), context: context)
+                _ = try keychain.add(try RequestParser.request(for: reference, attributes: attributes, operation: .add), context: context)
                 return true
             } catch let error as KeychainError where error.code == .duplicateItem {
                 sawDuplicate = true
@@ -87,16 +87,16 @@ struct ImportCommand: CommandDefinition {
                 throw ToolError.api(api, error)
             }
         }
-        let keyFlags: [String: RequestValue] = extractable ? [:] : ["extr": .integer(0)]
-        for identity in contents.identities where try add(["v_Ref": .reference(.identity(identity))].merging(keyFlags) { $1 }) {
+        let keyFlags: ItemAttributes = extractable ? [:] : [.isExtractable: .integer(0)]
+        for identity in contents.identities where try add(.identity(identity), keyFlags) {
             counts.identities += 1
         }
         for key in contents.keys {
-            let label = key.keyClass == .private ? "Imported Private Key" : "Imported Public Key"
-            let dictionary: [String: RequestValue] = ["v_Ref": .reference(.key(key)), "labl": .string(label)]
-            if try add(dictionary.merging(keyFlags) { $1 }) { counts.keys += 1 }
+            var attributes = keyFlags
+            attributes[.label] = .string(key.keyClass == .private ? "Imported Private Key" : "Imported Public Key")
+            if try add(.key(key), attributes) { counts.keys += 1 }
         }
-        for certificate in contents.certificates where try add(["v_Ref": .reference(.certificate(certificate))]) {
+        for certificate in contents.certificates where try add(.certificate(certificate)) {
             counts.certificates += 1
         }
         if counts.identities + counts.keys + counts.certificates == 0 {

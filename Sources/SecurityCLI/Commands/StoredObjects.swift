@@ -13,7 +13,7 @@ enum StoredObjects {
 
         /// The item's label, else the subject summary.
         var label: String {
-            item.attributes?["labl"]?.stringValue ?? certificate.subjectSummary ?? ""
+            item.attributes?[.label]?.stringValue ?? certificate.subjectSummary ?? ""
         }
     }
 
@@ -25,7 +25,7 @@ enum StoredObjects {
 
         /// The certificate's label, else its subject summary.
         var label: String {
-            item.attributes?["labl"]?.stringValue ?? identity.certificate.subjectSummary ?? ""
+            item.attributes?[.label]?.stringValue ?? identity.certificate.subjectSummary ?? ""
         }
     }
 

@@ -21,24 +21,24 @@ extension PasswordItemOptions {
                 && authenticationType != nil && port != 0 && path != nil
         }
         if !primaryKeyOnly {
-            request.attributes["crtr"] = creator.map { .integer(Int64($0.packed)) }
-            request.attributes["type"] = type.map { .integer(Int64($0.packed)) }
-            request.attributes["desc"] = self.kind.map(AttributeValue.string)
-            request.attributes["icmt"] = comment.map(AttributeValue.string)
-            request.attributes["labl"] = label.map(AttributeValue.string)
-            if kind == .generic { request.attributes["gena"] = genericValue.map(AttributeValue.string) }
+            request.attributes[.creator] = creator.map { .integer(Int64($0.packed)) }
+            request.attributes[.type] = type.map { .integer(Int64($0.packed)) }
+            request.attributes[.description] = self.kind.map(AttributeValue.string)
+            request.attributes[.comment] = comment.map(AttributeValue.string)
+            request.attributes[.label] = label.map(AttributeValue.string)
+            if kind == .generic { request.attributes[.generic] = genericValue.map(AttributeValue.string) }
         }
-        request.attributes["acct"] = account.map(AttributeValue.string)
+        request.attributes[.account] = account.map(AttributeValue.string)
         switch kind {
         case .generic:
-            request.attributes["svce"] = serviceOrServer.map(AttributeValue.string)
+            request.attributes[.service] = serviceOrServer.map(AttributeValue.string)
         case .internet:
-            request.attributes["srvr"] = serviceOrServer.map(AttributeValue.string)
-            request.attributes["sdmn"] = securityDomain.map(AttributeValue.string)
-            request.attributes["path"] = path.map(AttributeValue.string)
-            request.attributes["port"] = port == 0 ? nil : .integer(Int64(port))
-            request.attributes["ptcl"] = protocolCode.map { .string($0.text) }
-            request.attributes["atyp"] = authenticationType.map { .string($0.text) }
+            request.attributes[.server] = serviceOrServer.map(AttributeValue.string)
+            request.attributes[.securityDomain] = securityDomain.map(AttributeValue.string)
+            request.attributes[.path] = path.map(AttributeValue.string)
+            request.attributes[.port] = port == 0 ? nil : .integer(Int64(port))
+            request.attributes[.protocol] = protocolCode.map { .string($0.text) }
+            request.attributes[.authenticationType] = authenticationType.map { .string($0.text) }
         }
         request.matchLimit = .one
         return request
@@ -50,10 +50,10 @@ extension PasswordItemOptions {
     func addedItemKey(_ kind: PasswordKind, accessGroup: String) -> ItemRequest {
         let attributes = addRequest(kind).attributes
         var request = ItemRequest(itemClass: kind.itemClass)
-        for attribute in AttributeCatalog.primaryKey(of: kind.itemClass) where attribute.name != "sync" {
-            request.attributes[attribute.name] = attributes[attribute.name] ?? attribute.emptyValue
+        for attribute in AttributeCatalog.primaryKey(of: kind.itemClass) where attribute != .synchronizable {
+            request.attributes[attribute] = attributes[attribute] ?? attribute.emptyValue
         }
-        request.attributes["agrp"] = .string(accessGroup)
+        request.attributes[.accessGroup] = .string(accessGroup)
         request.synchronizable = .only(false)
         return request
     }
@@ -64,7 +64,7 @@ extension PasswordItemOptions {
         var request = ItemRequest(itemClass: kind.itemClass)
         request.attributes = itemAttributes(kind)
         if kind == .internet {
-            request.attributes["port"] = .integer(Int64(port))
+            request.attributes[.port] = .integer(Int64(port))
         }
         return request
     }
@@ -75,31 +75,31 @@ extension PasswordItemOptions {
         var changes = ItemChanges()
         changes.attributes = itemAttributes(kind)
         if kind == .internet, port != 0 {
-            changes.attributes["port"] = .integer(Int64(port))
+            changes.attributes[.port] = .integer(Int64(port))
         }
         return changes
     }
 
     /// The attributes an add or update writes, apart from the port.
-    private func itemAttributes(_ kind: PasswordKind) -> [String: AttributeValue] {
-        var attributes: [String: AttributeValue] = [:]
-        attributes["labl"] = (label ?? serviceOrServer).map(AttributeValue.string)
-        attributes["desc"] = self.kind.map(AttributeValue.string)
-        attributes["icmt"] = comment.map(AttributeValue.string)
-        attributes["acct"] = account.map(AttributeValue.string)
-        attributes["crtr"] = creator.map { .integer(Int64($0.packed)) }
-        attributes["type"] = type.map { .integer(Int64($0.packed)) }
-        attributes["pdmn"] = accessibility.map { .string($0.rawValue) }
+    private func itemAttributes(_ kind: PasswordKind) -> ItemAttributes {
+        var attributes = ItemAttributes()
+        attributes[.label] = (label ?? serviceOrServer).map(AttributeValue.string)
+        attributes[.description] = self.kind.map(AttributeValue.string)
+        attributes[.comment] = comment.map(AttributeValue.string)
+        attributes[.account] = account.map(AttributeValue.string)
+        attributes[.creator] = creator.map { .integer(Int64($0.packed)) }
+        attributes[.type] = type.map { .integer(Int64($0.packed)) }
+        attributes[.accessible] = accessibility.map { .string($0.rawValue) }
         switch kind {
         case .generic:
-            attributes["svce"] = serviceOrServer.map(AttributeValue.string)
-            attributes["gena"] = genericValue.map(AttributeValue.string)
+            attributes[.service] = serviceOrServer.map(AttributeValue.string)
+            attributes[.generic] = genericValue.map(AttributeValue.string)
         case .internet:
-            attributes["srvr"] = serviceOrServer.map(AttributeValue.string)
-            attributes["sdmn"] = securityDomain.map(AttributeValue.string)
-            attributes["path"] = path.map(AttributeValue.string)
-            attributes["ptcl"] = protocolCode.map { .string($0.text) }
-            attributes["atyp"] = .string(authenticationType?.text ?? Self.defaultAuthenticationType)
+            attributes[.server] = serviceOrServer.map(AttributeValue.string)
+            attributes[.securityDomain] = securityDomain.map(AttributeValue.string)
+            attributes[.path] = path.map(AttributeValue.string)
+            attributes[.protocol] = protocolCode.map { .string($0.text) }
+            attributes[.authenticationType] = .string(authenticationType?.text ?? Self.defaultAuthenticationType)
         }
         return attributes
     }
@@ -111,10 +111,10 @@ extension ItemRequest {
     static func exactly(_ result: ItemResult) -> ItemRequest {
         var request = ItemRequest(itemClass: result.itemClass)
         let attributes = result.attributes ?? [:]
-        for attribute in AttributeCatalog.primaryKey(of: result.itemClass) where attribute.name != "sync" {
-            request.attributes[attribute.name] = attributes[attribute.name] ?? attribute.emptyValue
+        for attribute in AttributeCatalog.primaryKey(of: result.itemClass) where attribute != .synchronizable {
+            request.attributes[attribute] = attributes[attribute] ?? attribute.emptyValue
         }
-        request.synchronizable = .only(attributes["sync"]?.integerValue == 1)
+        request.synchronizable = .only(attributes[.synchronizable]?.integerValue == 1)
         return request
     }
 }

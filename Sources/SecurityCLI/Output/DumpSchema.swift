@@ -17,8 +17,8 @@ struct DumpSchema: Sendable {
         let tag: UInt32
         /// The printed format.
         let format: Format
-        /// The engine attribute shown (its short name).
-        let source: String
+        /// The engine attribute shown.
+        let source: AttributeDescriptor
     }
 
     /// The record type printed on the `class:` line.
@@ -45,47 +45,53 @@ struct DumpSchema: Sendable {
         name.utf8.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     }
 
-    private static func named(_ name: String, _ format: Format, from source: String? = nil) -> Attribute {
-        Attribute(tag: code(name), format: format, source: source ?? name)
+    /// A line tagged with `source`'s short name, as macOS tags password and certificate attributes.
+    private static func named(_ source: AttributeDescriptor, _ format: Format) -> Attribute {
+        Attribute(tag: code(source.name), format: format, source: source)
     }
 
-    private static let label = Attribute(tag: 7, format: .blob, source: "labl")
-    private static let alias = Attribute(tag: 8, format: .blob, source: "alis")
+    /// A line whose CSSM tag differs from the short name of the attribute it shows.
+    private static func named(_ tag: String, _ format: Format, from source: AttributeDescriptor) -> Attribute {
+        Attribute(tag: code(tag), format: format, source: source)
+    }
+
+    private static let label = Attribute(tag: 7, format: .blob, source: .label)
+    private static let alias = Attribute(tag: 8, format: .blob, source: .alias)
 
     private static let genericPassword: [Attribute] = [
         label, alias,
-        named("acct", .blob), named("cdat", .timedate), named("crtr", .uint32), named("cusi", .sint32),
-        named("desc", .blob), named("gena", .blob), named("icmt", .blob), named("invi", .sint32),
-        named("mdat", .timedate), named("nega", .sint32), named("prot", .blob), named("scrp", .sint32),
-        named("svce", .blob), named("type", .uint32),
+        named(.account, .blob), named(.creationDate, .timedate), named(.creator, .uint32), named(.hasCustomIcon, .sint32),
+        named(.description, .blob), named(.generic, .blob), named(.comment, .blob), named(.isInvisible, .sint32),
+        named(.modificationDate, .timedate), named(.isNegative, .sint32), named(.protected, .blob), named(.scriptCode, .sint32),
+        named(.service, .blob), named(.type, .uint32),
     ]
 
     private static let internetPassword: [Attribute] = [
         label, alias,
-        named("acct", .blob), named("atyp", .blob), named("cdat", .timedate), named("crtr", .uint32),
-        named("cusi", .sint32), named("desc", .blob), named("icmt", .blob), named("invi", .sint32),
-        named("mdat", .timedate), named("nega", .sint32), named("path", .blob), named("port", .uint32),
-        named("prot", .blob), named("ptcl", .uint32), named("scrp", .sint32), named("sdmn", .blob),
-        named("srvr", .blob), named("type", .uint32),
+        named(.account, .blob), named(.authenticationType, .blob), named(.creationDate, .timedate), named(.creator, .uint32),
+        named(.hasCustomIcon, .sint32), named(.description, .blob), named(.comment, .blob), named(.isInvisible, .sint32),
+        named(.modificationDate, .timedate), named(.isNegative, .sint32), named(.path, .blob), named(.port, .uint32),
+        named(.protected, .blob), named(.protocol, .uint32), named(.scriptCode, .sint32), named(.securityDomain, .blob),
+        named(.server, .blob), named(.type, .uint32),
     ]
 
     /// The X.509 certificate record (CSSM names; `issu`, `snbr` and `hpky` are the engine's
     /// `issr`, `slnr` and `pkhh`).
     private static let certificate: [Attribute] = [
-        named("alis", .blob), named("cenc", .uint32), named("ctyp", .uint32), named("hpky", .blob, from: "pkhh"),
-        named("issu", .blob, from: "issr"), named("labl", .blob), named("skid", .blob),
-        named("snbr", .blob, from: "slnr"), named("subj", .blob),
+        named(.alias, .blob), named(.certificateEncoding, .uint32), named(.certificateType, .uint32), named("hpky", .blob, from: .publicKeyHash),
+        named("issu", .blob, from: .issuer), named(.label, .blob), named(.subjectKeyID, .blob),
+        named("snbr", .blob, from: .serialNumber), named(.subject, .blob),
     ]
 
     /// The CSSM key record: numeric attribute IDs 0 (key class) through 26 (can unwrap).
     private static let key: [Attribute] = {
-        let columns: [(Format, String)] = [
-            (.uint32, "kcls"), (.blob, "labl"), (.blob, "alis"), (.uint32, "perm"), (.uint32, "priv"),
-            (.uint32, "modi"), (.blob, "klbl"), (.blob, "atag"), (.blob, "crtr"), (.uint32, "type"),
-            (.uint32, "bsiz"), (.uint32, "esiz"), (.blob, "sdat"), (.blob, "edat"), (.uint32, "sens"),
-            (.uint32, "asen"), (.uint32, "extr"), (.uint32, "next"), (.uint32, "encr"), (.uint32, "decr"),
-            (.uint32, "drve"), (.uint32, "sign"), (.uint32, "vrfy"), (.uint32, "snrc"), (.uint32, "vyrc"),
-            (.uint32, "wrap"), (.uint32, "unwp"),
+        let columns: [(Format, AttributeDescriptor)] = [
+            (.uint32, .keyClass), (.blob, .label), (.blob, .alias), (.uint32, .isPermanent), (.uint32, .isPrivate),
+            (.uint32, .isModifiable), (.blob, .applicationLabel), (.blob, .applicationTag), (.blob, .creator), (.uint32, .type),
+            (.uint32, .keySizeInBits), (.uint32, .effectiveKeySize), (.blob, .startDate), (.blob, .endDate), (.uint32, .isSensitive),
+            (.uint32, .wasAlwaysSensitive), (.uint32, .isExtractable), (.uint32, .wasNeverExtractable), (.uint32, .canEncrypt), (.uint32, .canDecrypt),
+            (.uint32, .canDerive), (.uint32, .canSign), (.uint32, .canVerify), (.uint32, .canSignRecover), (.uint32, .canVerifyRecover),
+            (.uint32, .canWrap), (.uint32, .canUnwrap),
         ]
         return columns.enumerated().map { Attribute(tag: UInt32($0.offset), format: $0.element.0, source: $0.element.1) }
     }()

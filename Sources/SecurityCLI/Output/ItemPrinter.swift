@@ -29,9 +29,9 @@ enum ItemPrinter {
 
     /// The dump block of an item of `itemClass` with `attributes` and secret `data`.
     static func render(
-        itemClass: ItemClass, attributes: [String: AttributeValue], data: Data?, keychainPath: String, includeData: Bool
+        itemClass: ItemClass, attributes: ItemAttributes, data: Data?, keychainPath: String, includeData: Bool
     ) -> [UInt8] {
-        let schema = DumpSchema.schema(for: itemClass, keyClass: attributes["kcls"].flatMap(integer))
+        let schema = DumpSchema.schema(for: itemClass, keyClass: attributes[.keyClass].flatMap(integer))
         var text = "keychain: " + ByteFormat.dumpValue(Array(keychainPath.utf8)) + "\n"
         text += "version: \(version)\n"
         text += "class: " + ByteFormat.dumpValue(schema.recordType) + "\n"

@@ -124,8 +124,8 @@ enum SecItemDictionaryFuzzer {
             do {
                 let request = try RequestParser.parse(entries, for: operation)
                 if operation == .add {
-                    for name in request.attributes.keys where AttributeCatalog.attribute(name, in: request.itemClass) == nil {
-                        throw FuzzFailure("an add for \(request.itemClass) was parsed with attribute \(name)")
+                    for name in request.attributes.keys where AttributeCatalog.attribute(name.name, in: request.itemClass) == nil {
+                        throw FuzzFailure("an add for \(request.itemClass) was parsed with attribute \(name.name)")
                     }
                 }
                 if operation == .copyMatching { try search(request, in: keychain) }

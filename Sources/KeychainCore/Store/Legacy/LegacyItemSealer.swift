@@ -20,7 +20,7 @@ struct LegacyItemSealer: Sendable {
         let plaintext = try keys.metadata.open(row.metadata, aad: aad)
         var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
         var accessControl: AccessControlPolicy?
-        if case .data(let serialized)? = attributes.removeValue(forKey: "accc") {
+        if case .data(let serialized)? = attributes.removeValue(forKey: .accessControl) {
             accessControl = try AccessControlPolicy(serialized: serialized)
         }
         return ItemRecord(
