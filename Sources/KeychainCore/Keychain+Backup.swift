@@ -40,10 +40,16 @@ extension Keychain {
                     file.passcodeOnlyItemsLeftOut += 1
                     continue
                 }
-                guard let record = try openIfAuthentic(row), let key = classKeys[KeybagClass(record.protection)] else {
-                    continue
+                let record: ItemRecord
+                switch sealer.open(row) {
+                case .opened(let opened): record = opened
+                case .damaged: continue
+                case .locked: throw KeychainError.classLocked
                 }
-                var plaintext = try Self.backupPlaintext(record, secret: row.secret.map { try sealer.openSecretBytes($0, of: row) })
+                guard let key = classKeys[KeybagClass(record.protection)] else { continue }
+                // An item whose attributes open but whose secret does not fails the backup.
+                var plaintext = try Self.backupPlaintext(
+                    record, secret: row.secret.map { try sealer.openSecret($0, sealedIn: row).get() })
                 defer { plaintext.wipe() }
                 var item = BackupFile.SealedItem(
                     itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())

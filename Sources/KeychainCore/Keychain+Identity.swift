@@ -68,7 +68,7 @@ extension Keychain {
                 }
                 if request.returns.contains(.reference) {
                     let certificateData = try pair.certificate.row.secret.map {
-                        try sealer.openSecret($0, of: pair.certificate.row)
+                        try sealer.openSecret($0, sealedIn: pair.certificate.row).get().withUnsafeBytes { Data($0) }
                     }
                     guard case .key(let key)? = result.reference,
                         case .certificate(let certificate)? = reference(

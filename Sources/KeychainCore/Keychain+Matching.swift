@@ -62,35 +62,37 @@ extension Keychain {
         func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
             examined += 1
             var row = row
-            let record: ItemRecord?
             // What the row shows in the clear rules it out before any key is needed, so a row of
             // a locked class that cannot match never stops the walk (Apple's query filters on its
             // clear `pdmn` column the same way).
             if scanning && Self.clearlyExcludes(row, request) { return true }
-            do {
-                if scanning {
-                    // A scan rules out most rows from their criteria before decoding them (nil,
-                    // as for a row that fails authentication: skipped), and checks the rest in
-                    // the rollback ledger: the criteria are judged on the row as found, which
-                    // opens only once it proves current.
-                    var candidate = row
-                    candidate.isCurrent = true
-                    guard let opened = try openIfAuthentic(candidate, unless: { try self.excludes($0, request) }) else {
-                        return true
-                    }
+            let outcome: RowOutcome<ItemRecord?>
+            if scanning {
+                // A scan rules out most rows from their criteria before decoding them (nil: skipped),
+                // and checks the rest in the rollback ledger: the criteria are judged on the row as
+                // found, which opens only once it proves current.
+                var candidate = row
+                candidate.isCurrent = true
+                switch sealer.open(candidate, unless: { try self.excludes($0, request) }) {
+                case .opened(nil), .damaged: return true
+                case .opened(let opened?):
                     row.isCurrent = try store.isCurrent(row, in: connection)
-                    record = row.isCurrent ? opened : nil
-                } else {
-                    record = try openIfAuthentic(row)
+                    outcome = row.isCurrent ? .opened(opened) : .damaged
+                case .locked: outcome = .locked
                 }
-            } catch let error as KeychainError where error.code == .interactionNotAllowed {
-                guard lockedKeyMatches && decidedByKey else { throw error }
-                visited = true
-                return try visit(nil, row)
+            } else {
+                outcome = sealer.open(row).map(Optional.some)
             }
-            guard let record else {
+            let record: ItemRecord
+            switch outcome {
+            case .opened(let opened?): record = opened
+            case .opened(nil), .damaged:
                 if keyed { damagedRows.append(row) }
                 return true
+            case .locked:
+                guard lockedKeyMatches && decidedByKey else { throw KeychainError.classLocked }
+                visited = true
+                return try visit(nil, row)
             }
             // Synchronizable items cannot be fetched through persistent references (Apple's rule).
             if request.persistentReference != nil && record.isSynchronizable { return true }
@@ -181,22 +183,6 @@ extension Keychain {
         case missing(primaryKeyToken: Data)
         /// A scan of the whole class met fewer rows than the ledger counts.
         case missingRowsOfClass
-    }
-
-    /// Opens a row's record; nil when the row fails authentication (it was altered), or when
-    /// `excluded` rules the row out from its encoded attributes before they are decoded.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
-    func openIfAuthentic(
-        _ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)? = nil
-    ) throws -> ItemRecord? {
-        do {
-            return try sealer.openRecord(row, unless: excluded)
-        } catch let error as KeychainError where error.code == .interactionNotAllowed {
-            throw error
-        } catch {
-            return nil
-        }
     }
 
     /// Every row of the stored classes in row order, for whole-keychain reads: a row whose class
@@ -328,12 +314,10 @@ extension Keychain {
 
     /// `readableSecret` in a buffer zeroed on release.
     func readableSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes? {
-        do {
-            return try sealer.openSecretBytes(blob, of: row)
-        } catch let error as KeychainError where error.code == .interactionNotAllowed {
-            throw error
-        } catch {
-            return nil
+        switch sealer.openSecret(blob, sealedIn: row) {
+        case .opened(let secret): return secret
+        case .damaged: return nil
+        case .locked: throw KeychainError.classLocked
         }
     }
 
@@ -369,7 +353,8 @@ extension Keychain {
 
         var secret = changes.secret
         if secret == nil, let blob = row.secret {
-            secret = try sealer.openSecret(blob, of: row)
+            // A secret the update keeps must open: a damaged one is `errSecDecode`.
+            secret = try sealer.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
         }
         defer { secret?.wipe() }
         record.attributes[.sha1] = .data(try digest(of: record, secret: secret))

@@ -247,7 +247,7 @@ extension Keychain {
         }
         guard keyRing.passcodeClassEntry == entry.wrapped, keyRing.isAvailable(.whenPasscodeSetThisDeviceOnly) else {
             keyRing.dropPasscodeClass(passcodeRemoved: false)
-            throw KeychainError(.interactionNotAllowed, "the keychain is locked: items of this accessibility are unavailable")
+            throw KeychainError.classLocked
         }
     }
 }

@@ -135,19 +135,27 @@ extension Keychain {
             let result: ItemResult?
             do {
                 if decodes {
-                    guard let record = try openIfAuthentic(row) else {
+                    let record: ItemRecord
+                    switch sealer.open(row) {
+                    case .opened(let opened): record = opened
+                    case .damaged:
                         foundDamage = true
                         continue
+                    case .locked: throw KeychainError.classLocked
                     }
                     result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true)
                 } else {
-                    guard try isAuthentic(row) else {
+                    switch sealer.authenticate(row) {
+                    case .opened: break
+                    case .damaged:
                         foundDamage = true
                         continue
+                    case .locked: throw KeychainError.classLocked
                     }
                     result = try makeKeyedResult(row, returns: request.returns)
                 }
             } catch let error as KeychainError where error.code == .decode {
+                // The result builders report a secret that fails authentication as `errSecDecode`.
                 foundDamage = true
                 continue
             }
@@ -179,15 +187,13 @@ extension Keychain {
                 damaged.append(row.rowID)
                 continue
             }
-            do {
-                try sealer.authenticateRecord(row)
-            } catch let error as KeychainError where error.code == .interactionNotAllowed {
-                // Locked: deleted all the same.
-            } catch {
+            switch sealer.authenticate(row) {
+            case .opened, .locked:
+                // A locked row is deleted all the same: its token decides the match.
+                intact.append(row.rowID)
+            case .damaged:
                 damaged.append(row.rowID)
-                continue
             }
-            intact.append(row.rowID)
         }
         guard intact.isEmpty else {
             for rowID in intact { try store.delete(rowID: rowID, in: connection) }
@@ -198,21 +204,6 @@ extension Keychain {
         for rowID in damaged { try store.delete(rowID: rowID, in: connection) }
         for token in keyed.missingTokens { try store.removeMissingItem(primaryKeyToken: token, in: connection) }
         return damaged.count + keyed.missingTokens.count
-    }
-
-    /// Whether a row's sealed attributes open; false when it was altered (skipped, as
-    /// `openIfAuthentic` skips it).
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the row's protection class is locked.
-    private func isAuthentic(_ row: StoredRow) throws -> Bool {
-        do {
-            try sealer.authenticateRecord(row)
-            return true
-        } catch let error as KeychainError where error.code == .interactionNotAllowed {
-            throw error
-        } catch {
-            return false
-        }
     }
 
     /// `makeResult` for returns that need no attribute (data, persistent reference): built from

@@ -61,7 +61,8 @@ extension Keychain {
                         var count = 0
                         for var row in rows {
                             row.isCurrent = try store.isCurrent(row, in: connection)
-                            guard let record = try? sealer.openRecord(row) else { continue }
+                            // A row that does not open now (locked or damaged) is indexed later.
+                            guard case .opened(let record) = sealer.open(row) else { continue }
                             let tokens = try sealer.searchTokens(itemClass: itemClass, attributes: record.attributes)
                             try store.setSearchTokens(tokens, of: row.rowID, in: connection)
                             count += 1

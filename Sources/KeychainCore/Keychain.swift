@@ -360,9 +360,13 @@ public final class Keychain: Sendable {
             let (rows, missing) = try readableRows(in: connection)
             var unreadable = 0
             let items: [ItemResult] = try rows.compactMap { row in
-                guard let record = try openIfAuthentic(row) else {
+                let record: ItemRecord
+                switch sealer.open(row) {
+                case .opened(let opened): record = opened
+                case .damaged:
                     unreadable += 1
                     return nil
+                case .locked: throw KeychainError.classLocked
                 }
                 guard context.isEntitled(to: record.accessGroup) else { return nil }
                 var returns: ReturnOptions = [.attributes, .persistentReference]

@@ -41,11 +41,18 @@ final class KeyRing: Sendable {
                 passcodeClassEntry: classes[.whenPasscodeSetThisDeviceOnly] == nil ? nil : passcodeClassEntry))
     }
 
-    /// The working keys for items of `keyClass`.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the class is locked; `errSecDecode` for the
-    ///   passcode-only class when no passcode exists (such items were lost with the passcode).
-    func classKeys(for keyClass: KeybagClass) throws -> ClassKeys {
+    /// Whether the working keys for items of `keyClass` are held now.
+    enum Availability {
+        /// The class is unlocked: here are its keys.
+        case available(ClassKeys)
+        /// The class is locked (an unlock makes it available).
+        case locked
+        /// The passcode-only class when no passcode exists: its items were lost with the passcode.
+        case lost
+    }
+
+    /// The working keys for items of `keyClass`, or why they are not held.
+    func availability(of keyClass: KeybagClass) -> Availability {
         let keys: ClassKeys? = state.withLock { state in
             // Only an auto-lock needs the time of each use (the clock is read under the lock).
             guard state.hasPasscode && state.autoLock != nil else { return state.classes[keyClass] }
@@ -55,11 +62,20 @@ final class KeyRing: Sendable {
             if keys != nil { state.lastActivity = now }
             return keys
         }
-        if let keys { return keys }
-        if keyClass == .whenPasscodeSetThisDeviceOnly && !hasPasscode {
-            throw KeychainError(.decode, "the item was protected by a passcode that has been removed")
+        if let keys { return .available(keys) }
+        return keyClass == .whenPasscodeSetThisDeviceOnly && !hasPasscode ? .lost : .locked
+    }
+
+    /// The working keys for items of `keyClass`.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when the class is locked; `errSecDecode` for the
+    ///   passcode-only class when no passcode exists (such items were lost with the passcode).
+    func classKeys(for keyClass: KeybagClass) throws -> ClassKeys {
+        switch availability(of: keyClass) {
+        case .available(let keys): return keys
+        case .locked: throw KeychainError.classLocked
+        case .lost: throw KeychainError(.decode, "the item was protected by a passcode that has been removed")
         }
-        throw KeychainError(.interactionNotAllowed, "the keychain is locked: items of this accessibility are unavailable")
     }
 
     /// Whether items of `keyClass` can be used now.
@@ -199,5 +215,12 @@ final class KeyRing: Sendable {
             return max(interval - now.timeIntervalSince(state.lastActivity), 0.01)
         }
         if let schedule { scheduleTimer(after: schedule) }
+    }
+}
+
+extension KeychainError {
+    /// `errSecInteractionNotAllowed`: the keys of an item's protection class are not in memory.
+    static var classLocked: KeychainError {
+        KeychainError(.interactionNotAllowed, "the keychain is locked: items of this accessibility are unavailable")
     }
 }

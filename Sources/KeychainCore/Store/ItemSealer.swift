@@ -60,15 +60,25 @@ struct ItemSealer: Sendable {
     /// Checks that a row's sealed attributes open (they bind the row's class, protection class,
     /// UUID and primary-key token) without decoding them: a lookup that found the row by its
     /// token and returns only its secret needs nothing more from them.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
-    ///   the row was altered.
-    func authenticateRecord(_ row: StoredRow) throws {
-        let keys = try classKeys(opening: row)
-        _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
+    func authenticate(_ row: StoredRow) -> RowOutcome<Void> {
+        openingKeys(row).flatMap { keys in
+            _ = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
+            return .opened(())
+        }
     }
 
-    /// The keys that open `row`.
+    /// The keys that open `row`: damaged when the row is not current (the ledger names another
+    /// generation), has no known protection class, or belongs to a class whose keys are lost.
+    private func openingKeys(_ row: StoredRow) -> RowOutcome<ClassKeys> {
+        guard row.isCurrent, let protection = row.protection else { return .damaged }
+        switch keyRing.availability(of: KeybagClass(protection)) {
+        case .available(let keys): return .opened(keys)
+        case .locked: return .locked
+        case .lost: return .damaged
+        }
+    }
+
+    /// The keys that open `row`, for a caller that cannot go on without them.
     ///
     /// - Throws: `errSecDecode` when the row is not current (the ledger names another
     ///   generation) or has no known protection class; `errSecInteractionNotAllowed` when its
@@ -81,32 +91,31 @@ struct ItemSealer: Sendable {
         return try keyRing.classKeys(for: KeybagClass(protection))
     }
 
-    /// Opens a row's attributes into a record.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
-    ///   the row was altered (including its protection class).
-    func openRecord(_ row: StoredRow) throws -> ItemRecord {
-        try openRecord(row, unless: nil)!
+    /// Opens a row's attributes into a record; damaged if the row was altered (including its
+    /// protection class).
+    func open(_ row: StoredRow) -> RowOutcome<ItemRecord> {
+        open(row, unless: nil).map { $0! }
     }
 
-    /// `openRecord`, except that `excluded` first sees the decrypted record (`RecordCodec`
-    /// form) and, when it returns true, the record is not decoded and the result is nil.
-    func openRecord(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) throws -> ItemRecord? {
-        let keys = try classKeys(opening: row)
-        let plaintext = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
-        if let excluded, try plaintext.withUnsafeBytes(excluded) { return nil }
-        var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
-        var accessControl: AccessControlPolicy?
-        if case .data(let serialized)? = attributes.removeValue(forKey: .accessControl) {
-            accessControl = try AccessControlPolicy(serialized: serialized)
+    /// `open`, except that `excluded` first sees the decrypted record (`RecordCodec` form) and,
+    /// when it returns true, the record is not decoded and the opened value is nil. An
+    /// `excluded` that throws (the encoded record is malformed) makes the row damaged.
+    func open(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) -> RowOutcome<ItemRecord?> {
+        openingKeys(row).flatMap { keys in
+            let plaintext = try keys.metadata.open(row.metadata, aad: metadataAAD(row))
+            if let excluded, try plaintext.withUnsafeBytes(excluded) { return .opened(nil) }
+            var attributes = try plaintext.withUnsafeBytes { try RecordCodec.decode($0) }
+            var accessControl: AccessControlPolicy?
+            if case .data(let serialized)? = attributes.removeValue(forKey: .accessControl) {
+                accessControl = try AccessControlPolicy(serialized: serialized)
+            }
+            let record = ItemRecord(
+                rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, attributes: attributes,
+                accessControl: accessControl)
+            // The protection class is bound by the associated data and must be the record's.
+            guard record.protection == row.protection else { return .damaged }
+            return .opened(record)
         }
-        let record = ItemRecord(
-            rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, attributes: attributes,
-            accessControl: accessControl)
-        guard record.protection == row.protection else {
-            throw KeychainError(.decode, "a stored row's protection class does not match its record")
-        }
-        return record
     }
 
     /// Seals a secret under a fresh per-item key: `format ‖ wrapped key ‖ sealed secret`.
@@ -130,26 +139,20 @@ struct ItemSealer: Sendable {
         return blob
     }
 
-    /// Opens a row's sealed secret.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when the row's class is locked; `errSecDecode` if
-    ///   it was altered or belongs to another item.
-    func openSecret(_ blob: Data, of row: StoredRow) throws -> Data {
-        try openSecretBytes(blob, of: row).withUnsafeBytes { Data($0) }
-    }
-
-    /// Opens a row's sealed secret into a zeroed-on-release buffer.
-    func openSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes {
-        let keys = try classKeys(opening: row)
-        let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
-        guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
-            throw KeychainError(.decode, "stored secret is malformed")
-        }
-        let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
-        return try blob.withUnsafeBytes { bytes in
-            let wrapped = UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + wrappedLength)])
-            let itemKey = try keys.itemKeyWrapping.open(wrapped, aad: Self.itemKeyLabel + aad)
-            return try SymmetricKey.openOnce(UnsafeRawBufferPointer(rebasing: bytes[(1 + wrappedLength)...]), key: itemKey, aad: aad)
+    /// Opens `blob`, the sealed secret of `row`, into a buffer zeroed on release; damaged if it
+    /// was altered or belongs to another item.
+    func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
+        openingKeys(row).flatMap { keys in
+            let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
+            guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else { return .damaged }
+            let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
+            return .opened(
+                try blob.withUnsafeBytes { bytes in
+                    let wrapped = UnsafeRawBufferPointer(rebasing: bytes[1..<(1 + wrappedLength)])
+                    let itemKey = try keys.itemKeyWrapping.open(wrapped, aad: Self.itemKeyLabel + aad)
+                    return try SymmetricKey.openOnce(
+                        UnsafeRawBufferPointer(rebasing: bytes[(1 + wrappedLength)...]), key: itemKey, aad: aad)
+                })
         }
     }
 

@@ -53,7 +53,7 @@ enum RecordDecoderFuzzer {
             let row = StoredRow(
                 rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: Data(count: 32),
                 metadata: Data(), secret: bytes, isSynchronizable: false, isCurrent: true)
-            if (try? sealer.openSecret(bytes, of: row)) != nil {
+            if case .opened = sealer.openSecret(bytes, sealedIn: row) {
                 throw FuzzFailure("arbitrary bytes opened as a secret")
             }
         default: try alteredRecord(bytes)
@@ -74,7 +74,7 @@ enum RecordDecoderFuzzer {
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: bytes.prefix(16),
             primaryKeyToken: bytes.dropFirst(16).prefix(32),
             metadata: bytes.dropFirst(48), secret: nil, isSynchronizable: false, isCurrent: true)
-        if (try? sealer.openRecord(row)) != nil { throw FuzzFailure("a forged row opened") }
+        if case .opened = sealer.open(row) { throw FuzzFailure("a forged row opened") }
     }
 
     /// A genuine sealed record with bytes changed at input-chosen positions.
@@ -97,7 +97,7 @@ enum RecordDecoderFuzzer {
         let row = StoredRow(
             rowID: 1, itemClass: .genericPassword, keyClass: "ak", uuid: record.uuid, primaryKeyToken: token, metadata: altered,
             secret: nil, isSynchronizable: false, generation: 1, isCurrent: true)
-        guard let opened = try? sealer.openRecord(row) else {
+        guard case .opened(let opened) = sealer.open(row) else {
             if altered == sealed { throw FuzzFailure("an unaltered record did not open") }
             return
         }
