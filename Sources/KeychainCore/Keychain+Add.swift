@@ -48,16 +48,16 @@ extension Keychain {
     /// - Returns: the number of items added.
     @discardableResult
     public func add(contentsOf requests: [ItemRequest], context: AccessContext) throws -> Int {
-        try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, connection in
+        try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, tx in
             if prepared.contains(where: { $0.0.protection == .whenPasscodeSetThisDeviceOnly }) {
-                try requirePasscodeClass(in: connection)
+                try requirePasscodeClass(in: tx)
             }
             var groups = Set<String>()
             for (record, row) in prepared {
-                _ = try store.insert(row, in: connection)
+                _ = try tx.insert(row)
                 groups.insert(record.accessGroup)
             }
-            for group in groups { try registerAccessGroup(group, in: connection) }
+            for group in groups { try registerAccessGroup(group, in: tx) }
             return prepared.count
         }
     }

@@ -34,8 +34,8 @@ extension Keychain {
             file.entries.append(.init(keyClass: keyClass, deviceBound: deviceBound, wrapped: wrapped))
         }
 
-        try reading { connection in
-            for row in try store.allRows(in: connection) {
+        try reading { tx in
+            for row in try tx.allRows() {
                 if row.protection == .whenPasscodeSetThisDeviceOnly {
                     file.passcodeOnlyItemsLeftOut += 1
                     continue
@@ -104,11 +104,11 @@ extension Keychain {
             items.append(try Self.restoredItem(plaintext, item))
         }
         // Sealed inside the transaction: with the keys of the keybag it commits with.
-        try writing(removing: true) { connection in
-            try store.deleteAllRows(in: connection)
+        try writing(removing: true) { tx in
+            try tx.deleteAllRows()
             for (record, secret) in items {
-                _ = try store.insert(try seal(record, secret: secret), in: connection)
-                try registerAccessGroup(record.accessGroup, in: connection)
+                _ = try tx.insert(try seal(record, secret: secret))
+                try registerAccessGroup(record.accessGroup, in: tx)
             }
         }
         return RestoreSummary(restoredCount: items.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)

@@ -13,7 +13,7 @@ extension Keychain {
 
     /// The identities `request` selects, in certificate order.
     private func identityPairs(
-        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, limit: Int?
+        _ request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction, limit: Int?
     ) throws -> [(certificate: Half, key: Half)] {
         var certificateQuery = ItemRequest(itemClass: .certificate)
         var keyQuery = ItemRequest(itemClass: .key)
@@ -35,12 +35,12 @@ extension Keychain {
         }
 
         var keysByLabel: [Data: [Half]] = [:]
-        try forEachMatch(keyQuery, context: context, in: connection) { record, row in
+        try forEachMatch(keyQuery, context: context, in: tx) { record, row in
             if case .data(let label)? = record.attributes[.applicationLabel] { keysByLabel[label, default: []].append((record, row)) }
             return true
         }
         var pairs: [(certificate: Half, key: Half)] = []
-        try forEachMatch(certificateQuery, context: context, in: connection) { record, row in
+        try forEachMatch(certificateQuery, context: context, in: tx) { record, row in
             guard case .data(let hash)? = record.attributes[.publicKeyHash], let keys = keysByLabel[hash] else { return true }
             for key in keys {
                 pairs.append(((record, row), key))
@@ -53,8 +53,8 @@ extension Keychain {
 
     /// `SecItemCopyMatching` for `kSecClassIdentity`.
     func searchIdentities(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult] {
-        let results: [ItemResult] = try reading { connection in
-            try identityPairs(request, context: context, in: connection, limit: limit).compactMap { pair in
+        let results: [ItemResult] = try reading { tx in
+            try identityPairs(request, context: context, in: tx, limit: limit).compactMap { pair in
                 guard var result = try makeResult(pair.key.record, row: pair.key.row, returns: request.returns) else {
                     return nil
                 }
@@ -88,8 +88,8 @@ extension Keychain {
     /// `SecItemUpdate` for `kSecClassIdentity`: the change is applied to each identity's
     /// certificate and private key (each taking the attributes its class has).
     func updateIdentities(_ request: ItemRequest, changes: ItemChanges, context: AccessContext) throws {
-        try writing(removing: true) { connection in
-            let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+        try writing(removing: true) { tx in
+            let pairs = try identityPairs(request, context: context, in: tx, limit: nil)
             guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
             for pair in pairs {
                 for half in [pair.certificate, pair.key] {
@@ -97,7 +97,7 @@ extension Keychain {
                     scoped.attributes = changes.attributes.filter {
                         $0.key.belongs(to: half.record.itemClass)
                     }
-                    try apply(scoped, to: half.record, row: half.row, in: connection)
+                    try apply(scoped, to: half.record, row: half.row, in: tx)
                 }
             }
         }
@@ -106,22 +106,22 @@ extension Keychain {
     /// `SecItemDelete` for `kSecClassIdentity`: deletes each identity's certificate, and its key
     /// unless another certificate still uses that key (Apple, `SecItem.m`).
     func deleteIdentities(_ request: ItemRequest, context: AccessContext) throws -> Int {
-        try writing(removing: true) { connection in
-            let pairs = try identityPairs(request, context: context, in: connection, limit: nil)
+        try writing(removing: true) { tx in
+            let pairs = try identityPairs(request, context: context, in: tx, limit: nil)
             guard !pairs.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }
             var deletedCertificates = Set<Int64>()
             for pair in pairs where deletedCertificates.insert(pair.certificate.record.rowID).inserted {
-                try store.delete(rowID: pair.certificate.record.rowID, in: connection)
+                try tx.delete(rowID: pair.certificate.record.rowID)
             }
             for pair in pairs {
                 var stillUsed = false
                 var users = ItemRequest(itemClass: .certificate)
                 users.attributes[.publicKeyHash] = pair.key.record.attributes[.applicationLabel]
-                try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: connection) { _, _ in
+                try forEachMatch(users, context: AccessContext(accessGroups: ["*"]), in: tx) { _, _ in
                     stillUsed = true
                     return false
                 }
-                if !stillUsed { try store.delete(rowID: pair.key.record.rowID, in: connection) }
+                if !stillUsed { try tx.delete(rowID: pair.key.record.rowID) }
             }
             return deletedCertificates.count
         }

@@ -20,8 +20,8 @@ extension Keychain {
     ///
     /// - Throws: `errSecInvalidKeychain` when the database names no keybag, or one that is not
     ///   there (an older copy of the keybag file was put back).
-    func requireCurrentKeys(in connection: SQLiteConnection) throws {
-        guard let recorded = try store.value(forKey: Self.keybagBindingKey, in: connection) else {
+    func requireCurrentKeys(in tx: KeychainStore.Transaction) throws {
+        guard let recorded = try tx.value(forKey: Self.keybagBindingKey) else {
             throw KeychainError(.invalidKeychain, "the keychain's database does not name its keybag: it was altered")
         }
         try requireCurrentKeys(named: recorded)
@@ -53,16 +53,14 @@ extension Keychain {
 
     /// Runs `body` with the current keybag, holding the database's write lock (so keybag updates
     /// from several processes never interleave); database changes `body` makes commit with it.
-    func withKeybag<T>(_ body: (inout Keybag, SQLiteConnection) throws -> T) throws -> T {
-        try store.withConnection { connection in
-            try connection.writeTransaction {
-                guard let recorded = try store.value(forKey: Self.keybagBindingKey, in: connection) else {
+    func withKeybag<T>(_ body: (inout Keybag, KeychainStore.Transaction) throws -> T) throws -> T {
+        try store.write { tx in
+                guard let recorded = try tx.value(forKey: Self.keybagBindingKey) else {
                     throw KeychainError(.invalidKeychain, "the keychain's database does not name its keybag: it was altered")
                 }
                 try requireCurrentKeys(named: recorded)
                 var keybag = try Keybag.load(path: keybagPath, deviceKey: deviceKey, naming: recorded)
-                return try body(&keybag, connection)
-            }
+                return try body(&keybag, tx)
         }
     }
 }

@@ -34,12 +34,12 @@ extension Keychain {
     /// fails with `errSecDecode`, since the answer "no such item" may be the damage's. A
     /// `damaged` handler hears of them (`SecItemDelete` of a whole class ends the damage).
     func forEachMatch(
-        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection,
+        _ request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction,
         damaged: ((DamagedItem) throws -> Void)? = nil, reportingMissing: Bool = false,
         _ visit: (ItemRecord, StoredRow) throws -> Bool
     ) throws {
         try forEachCandidate(
-            request, context: context, in: connection, lockedKeyMatches: false, damaged: damaged, reportingMissing: reportingMissing
+            request, context: context, in: tx, lockedKeyMatches: false, damaged: damaged, reportingMissing: reportingMissing
         ) { record, row in
             try visit(record!, row)
         }
@@ -50,7 +50,7 @@ extension Keychain {
     /// (with a nil record) instead of stopping the walk: the index alone proves that it matches.
     /// Deletes use this, as Apple deletes locked items its SQL selects.
     func forEachCandidate(
-        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, lockedKeyMatches: Bool,
+        _ request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction, lockedKeyMatches: Bool,
         damaged: ((DamagedItem) throws -> Void)? = nil, reportingMissing: Bool = false,
         _ visit: (ItemRecord?, StoredRow) throws -> Bool
     ) throws {
@@ -76,7 +76,7 @@ extension Keychain {
                 switch sealer.open(candidate, unless: { try self.excludes($0, request) }) {
                 case .opened(nil), .damaged: return true
                 case .opened(let opened?):
-                    row.isCurrent = try store.isCurrent(row, in: connection)
+                    row.isCurrent = try tx.isCurrent(row)
                     outcome = row.isCurrent ? .opened(opened) : .damaged
                 case .locked: outcome = .locked
                 }
@@ -114,11 +114,11 @@ extension Keychain {
             recordPlan(.persistentReference)
             let row: StoredRow?
             switch reference.locator {
-            case .uuid(let uuid): row = try store.row(uuid: uuid, in: connection)
-            case .rowID(let rowID): row = try store.row(rowID: rowID, in: connection)
+            case .uuid(let uuid): row = try tx.row(uuid: uuid)
+            case .rowID(let rowID): row = try tx.row(rowID: rowID)
             }
             if let row, row.itemClass == request.itemClass { _ = try consider(row, keyed: true, decidedByKey: false) }
-        } else if let keyed = try primaryKeyRows(for: request, context: context, in: connection) {
+        } else if let keyed = try primaryKeyRows(for: request, context: context, in: tx) {
             recordPlan(.primaryKey)
             let keyOnly = Self.namesOnlyPrimaryKey(request)
             missingTokens = keyed.missingTokens
@@ -135,7 +135,7 @@ extension Keychain {
             // opened and matched in full, as in a scan.
             recordPlan(.searchIndex)
             var stopped = false
-            let dangling = try store.searchRows(itemClass: request.itemClass, tokens: tokens, in: connection) {
+            let dangling = try tx.searchRows(itemClass: request.itemClass, tokens: tokens) {
                 stopped = try !consider($0, keyed: false, decidedByKey: false, scanning: true)
                 return !stopped
             }
@@ -151,13 +151,13 @@ extension Keychain {
             recordPlan(.scan)
             var scanned: Int64 = 0
             var stopped = false
-            try store.scan(itemClass: request.itemClass, in: connection) {
+            try tx.scan(itemClass: request.itemClass) {
                 scanned += 1
                 stopped = try !consider($0, keyed: false, decidedByKey: false, scanning: true)
                 return !stopped
             }
             guard !stopped else { return }
-            let counted = try store.ledgerRoot(in: connection)?.count(of: request.itemClass)
+            let counted = try tx.ledgerRoot()?.count(of: request.itemClass)
             guard let counted, scanned >= counted else {
                 if reportingMissing && !visited {
                     throw KeychainError(.decode, "items of this class are missing from the keychain's database: it was damaged")
@@ -191,15 +191,15 @@ extension Keychain {
     /// - Returns: the rows, and how many items the ledger counts that have no row (removed from
     ///   the database behind the keychain's back). When the ledger's root does not verify, the
     ///   counts are unknown and each class reports one missing item, so the damage is said.
-    func readableRows(in connection: SQLiteConnection) throws -> (rows: [StoredRow], missing: Int) {
+    func readableRows(in tx: KeychainStore.Transaction) throws -> (rows: [StoredRow], missing: Int) {
         var rows: [StoredRow] = []
         var missing: Int64 = 0
-        let root = try store.ledgerRoot(in: connection)
+        let root = try tx.ledgerRoot()
         for itemClass in ItemClass.stored {
             var scanned: Int64 = 0
-            try store.scan(itemClass: itemClass, in: connection) { row in
+            try tx.scan(itemClass: itemClass) { row in
                 var row = row
-                row.isCurrent = try store.isCurrent(row, in: connection)
+                row.isCurrent = try tx.isCurrent(row)
                 rows.append(row)
                 scanned += 1
                 return true
@@ -322,7 +322,7 @@ extension Keychain {
     }
 
     /// Applies an update to one item and writes it back.
-    func apply(_ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in connection: SQLiteConnection) throws {
+    func apply(_ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in tx: KeychainStore.Transaction) throws {
         var record = original
         record.attributes.merge(changes.attributes)
         if let synchronizable = changes.synchronizable { record.attributes[.synchronizable] = .integer(synchronizable ? 1 : 0) }
@@ -343,7 +343,7 @@ extension Keychain {
             }
         }
         if record.protection == .whenPasscodeSetThisDeviceOnly && original.protection != .whenPasscodeSetThisDeviceOnly {
-            try requirePasscodeClass(in: connection)
+            try requirePasscodeClass(in: tx)
         }
         let previous = record.attributes[.modificationDate].flatMap { value -> Date? in
             if case .date(let date) = value { return date }
@@ -374,8 +374,8 @@ extension Keychain {
             record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil,
             searchTokens: indexedUnchanged ? row.searchTokens : nil, generation: row.generation + 1, random: &random)
         updated.rowID = row.rowID
-        try store.update(updated, previous: row, sameKey: keyUnchanged && updated.keyClass == row.keyClass, in: connection)
-        if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: connection) }
+        try tx.update(updated, previous: row, sameKey: keyUnchanged && updated.keyClass == row.keyClass)
+        if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: tx) }
     }
 
     /// Seals a record (and its secret, when given) into a row at `generation` (1 for a new row),
@@ -417,7 +417,7 @@ extension Keychain {
     }
 
     /// Records `group` in the group table so `*` callers can find items by key.
-    func registerAccessGroup(_ group: String, in connection: SQLiteConnection) throws {
+    func registerAccessGroup(_ group: String, in tx: KeychainStore.Transaction) throws {
         // The token and sealed name are made once per group and process; the insert is ignored
         // when the group is registered already (no page is written then).
         let entry: AccessGroupEntry
@@ -428,12 +428,12 @@ extension Keychain {
             entry = AccessGroupEntry(token: token, sealedName: try sealer.sealAccessGroup(group, token: token))
             accessGroupEntries.withLock { $0[group] = entry }
         }
-        try store.registerAccessGroup(token: entry.token, sealedName: entry.sealedName, in: connection)
+        try tx.registerAccessGroup(token: entry.token, sealedName: entry.sealedName)
     }
 
     /// Every access group that has (or had) items in this keychain.
-    func knownAccessGroups(in connection: SQLiteConnection) throws -> [String] {
-        try store.accessGroups(in: connection).compactMap { entry in
+    func knownAccessGroups(in tx: KeychainStore.Transaction) throws -> [String] {
+        try tx.accessGroups().compactMap { entry in
             try? sealer.openAccessGroup(entry.sealedName, token: entry.token)
         }
     }

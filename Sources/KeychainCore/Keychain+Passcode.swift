@@ -73,7 +73,7 @@ extension Keychain {
         var staged: Keybag?
         let replacement: (keybag: Keybag, keys: [KeybagClass: SymmetricKey], deleted: Int)
         do {
-            replacement = try withKeybag { keybag, connection in
+            replacement = try withKeybag { keybag, tx in
                 var keys: [KeybagClass: SymmetricKey]
                 if keybag.passcode != nil {
                     keys = try verifyPasscode(oldSecret ?? SecureBytes(copying: Data()), keybag: &keybag)
@@ -97,9 +97,9 @@ extension Keychain {
                 try updated.setEntries(newKeys, wrapping: updated.wrappingKeys(deviceKey: deviceKey, passcode: newSecret))
                 try updated.stage(path: keybagPath, deviceKey: deviceKey)
                 staged = updated
-                let deleted = newSecret == nil ? try store.deletePasscodeClassRows(in: connection) : 0
-                try resealRows(from: keys, to: newKeys, in: connection)
-                try store.setValue(updated.uuid, forKey: Self.keybagBindingKey, in: connection)
+                let deleted = newSecret == nil ? try tx.deletePasscodeClassRows() : 0
+                try resealRows(from: keys, to: newKeys, in: tx)
+                try tx.setValue(updated.uuid, forKey: Self.keybagBindingKey)
                 try options.passcodeChangeInterruption?(.beforeCommit)
                 return (updated, newKeys, deleted)
             }
@@ -132,7 +132,7 @@ extension Keychain {
     /// names it after all, and removed otherwise (a change that did not commit leaves no keys).
     private func settleStagedKeybag(_ staged: Keybag) {
         let stagedPath = Keybag.stagedPath(keybagPath)
-        let named = try? store.withConnection { try store.value(forKey: Self.keybagBindingKey, in: $0) }
+        let named = try? store.snapshot { try $0.value(forKey: Self.keybagBindingKey) }
         if named == staged.uuid {
             _ = try? FileSystem.moveAtomically(stagedPath, over: keybagPath)
         } else if named != nil {
@@ -144,7 +144,7 @@ extension Keychain {
     /// `new` ones, in the caller's transaction. Rows that do not open with the old keys (damaged,
     /// or not the version the ledger names) are left as they are: they did not open before.
     private func resealRows(
-        from old: [KeybagClass: SymmetricKey], to new: [KeybagClass: SymmetricKey], in connection: SQLiteConnection
+        from old: [KeybagClass: SymmetricKey], to new: [KeybagClass: SymmetricKey], in tx: KeychainStore.Transaction
     ) throws {
         func sealer(_ keys: [KeybagClass: SymmetricKey]) throws -> ItemSealer {
             ItemSealer(
@@ -155,11 +155,11 @@ extension Keychain {
         let source = try sealer(old)
         let target = try sealer(new)
         let protected = Protection.allCases.filter { KeybagClass($0).needsPasscode }.map(\.rawValue)
-        for rowID in try store.rowIDs(protectedBy: protected, in: connection) {
-            guard let row = try store.row(rowID: rowID, in: connection),
+        for rowID in try tx.rowIDs(protectedBy: protected) {
+            guard let row = try tx.row(rowID: rowID),
                 let resealed = try? source.reseal(row, for: target)
             else { continue }
-            try store.replaceSealedKeys(of: resealed, in: connection)
+            try tx.replaceSealedKeys(of: resealed)
         }
     }
 
@@ -238,7 +238,7 @@ extension Keychain {
     ///
     /// - Throws: `errSecAuthFailed` when the keychain no longer has a passcode;
     ///   `errSecInteractionNotAllowed` when the class is locked or was replaced (unlock again).
-    func requirePasscodeClass(in connection: SQLiteConnection) throws {
+    func requirePasscodeClass(in tx: KeychainStore.Transaction) throws {
         guard let keybag = try Keybag.load(path: keybagPath, deviceKey: deviceKey), keybag.passcode != nil,
             let entry = keybag.entry(.whenPasscodeSetThisDeviceOnly)
         else {

@@ -17,9 +17,9 @@ extension Keychain {
     /// lookup reads that fact in the same statement (`KeychainStore.rowAndSynchronizableItems`),
     /// so a keychain without them costs one token and one lookup per group.
     func primaryKeyRows(
-        for request: ItemRequest, context: AccessContext, in connection: SQLiteConnection
+        for request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction
     ) throws -> KeyedRows? {
-        switch try keyedLookup(request, context: context, in: connection, singleStatement: false) {
+        switch try keyedLookup(request, context: context, in: tx, singleStatement: false) {
         case .notKeyed: return nil
         case .rows(let rows): return rows
         case .needsTransaction: preconditionFailure("a keyed lookup in a transaction needs no other")
@@ -48,7 +48,7 @@ extension Keychain {
     /// `primaryKeyRows`; with `singleStatement`, for a caller outside a transaction, only a lookup
     /// that one statement answers is made: anything more is `.needsTransaction`.
     private func keyedLookup(
-        _ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection, singleStatement: Bool
+        _ request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction, singleStatement: Bool
     ) throws -> KeyedLookup {
         guard !request.caseInsensitive else { return .notKeyed }
         let attributes = request.attributes
@@ -61,7 +61,7 @@ extension Keychain {
             groups = [group]
         } else if context.allowsAllGroups {
             if singleStatement { return .needsTransaction }
-            groups = try knownAccessGroups(in: connection)
+            groups = try knownAccessGroups(in: tx)
         } else {
             groups = context.accessGroups
         }
@@ -75,7 +75,7 @@ extension Keychain {
         for group in groups {
             for flag in [false, true] where onlyFlag.map({ $0 == flag }) ?? (!flag || synchronizableItemsMayExist != false) {
                 let token = try sealer.primaryKeyToken(encoding, accessGroup: group, synchronizable: flag)
-                let lookup = try store.lookup(primaryKeyToken: token, in: connection) { recorded in
+                let lookup = try tx.lookup(primaryKeyToken: token) { recorded in
                     // Outside a transaction the statement's snapshot decides the keys.
                     guard singleStatement else { return }
                     guard let recorded else {
@@ -110,14 +110,14 @@ extension Keychain {
     /// items) runs without a transaction around it.
     func searchByPrimaryKey(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult]? {
         guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request) else { return nil }
-        let keyed: KeyedRows? = try store.withConnection { connection in
-            switch try keyedLookup(request, context: context, in: connection, singleStatement: true) {
+        let keyed: KeyedRows? = try store.snapshot { tx in
+            switch try keyedLookup(request, context: context, in: tx, singleStatement: true) {
             case .notKeyed: return nil
             case .rows(let rows): return rows
             case .needsTransaction:
-                return try connection.readTransaction {
-                    try requireCurrentKeys(in: connection)
-                    return try primaryKeyRows(for: request, context: context, in: connection)
+                return try tx.readTransaction { tx in
+                    try requireCurrentKeys(in: tx)
+                    return try primaryKeyRows(for: request, context: context, in: tx)
                 }
             }
         }
@@ -176,9 +176,9 @@ extension Keychain {
     /// deleted (the index decides the match), and when every row found is damaged (it fails
     /// authentication, or holds the token under another class) those rows are deleted, so that
     /// the primary key can be used again.
-    func deleteByPrimaryKey(_ request: ItemRequest, context: AccessContext, in connection: SQLiteConnection) throws -> Int? {
+    func deleteByPrimaryKey(_ request: ItemRequest, context: AccessContext, in tx: KeychainStore.Transaction) throws -> Int? {
         guard request.persistentReference == nil, Self.namesOnlyPrimaryKey(request),
-            let keyed = try primaryKeyRows(for: request, context: context, in: connection)
+            let keyed = try primaryKeyRows(for: request, context: context, in: tx)
         else { return nil }
         var intact: [Int64] = []
         var damaged: [Int64] = []
@@ -196,13 +196,13 @@ extension Keychain {
             }
         }
         guard intact.isEmpty else {
-            for rowID in intact { try store.delete(rowID: rowID, in: connection) }
+            for rowID in intact { try tx.delete(rowID: rowID) }
             return intact.count
         }
         // Only damage was found: damaged rows go, and so do the ledger's entries for items whose
         // rows were removed, so that the primary key can be used again.
-        for rowID in damaged { try store.delete(rowID: rowID, in: connection) }
-        for token in keyed.missingTokens { try store.removeMissingItem(primaryKeyToken: token, in: connection) }
+        for rowID in damaged { try tx.delete(rowID: rowID) }
+        for token in keyed.missingTokens { try tx.removeMissingItem(primaryKeyToken: token) }
         return damaged.count + keyed.missingTokens.count
     }
 

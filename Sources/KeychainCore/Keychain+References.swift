@@ -37,27 +37,27 @@ extension Keychain {
         let prepare = {
             (certificate: try self.prepareAdd(certificateRequest, context: context), key: try self.prepareAdd(keyRequest, context: context))
         }
-        let (certificateRecord, keyRecord) = try writing(sealing: prepare) { prepared, connection in
+        let (certificateRecord, keyRecord) = try writing(sealing: prepare) { prepared, tx in
             var (certificateRecord, certificateRow) = prepared.certificate
             var (keyRecord, keyRow) = prepared.key
             var added = 0
             do {
-                certificateRecord.rowID = try store.insert(certificateRow, in: connection)
+                certificateRecord.rowID = try tx.insert(certificateRow)
                 added += 1
             } catch let error as KeychainError where error.code == .duplicateItem {
-                if let existing = try store.lookup(primaryKeyToken: certificateRow.primaryKeyToken, in: connection).row {
+                if let existing = try tx.lookup(primaryKeyToken: certificateRow.primaryKeyToken).row {
                     certificateRecord.uuid = existing.uuid
                 }
             }
             do {
-                keyRecord.rowID = try store.insert(keyRow, in: connection)
+                keyRecord.rowID = try tx.insert(keyRow)
                 added += 1
             } catch let error as KeychainError where error.code == .duplicateItem {
                 // The key is already stored: another certificate of the same key pair.
             }
             guard added > 0 else { throw KeychainError(.duplicateItem, "the identity's certificate and key exist") }
-            try registerAccessGroup(certificateRecord.accessGroup, in: connection)
-            try registerAccessGroup(keyRecord.accessGroup, in: connection)
+            try registerAccessGroup(certificateRecord.accessGroup, in: tx)
+            try registerAccessGroup(keyRecord.accessGroup, in: tx)
             return (certificateRecord, keyRecord)
         }
         guard !request.returns.isEmpty else { return nil }

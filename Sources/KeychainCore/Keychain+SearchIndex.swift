@@ -52,19 +52,19 @@ extension Keychain {
     func indexPendingRows() -> Int {
         var indexed = 0
         do {
-            guard try store.withConnection({ try store.hasUnindexedRows(in: $0) }) else { return 0 }
+            guard try store.snapshot({ try $0.hasUnindexedRows() }) else { return 0 }
             for itemClass in ItemClass.stored {
                 var after: Int64 = 0
                 while true {
-                    let (count, last) = try writing { connection -> (Int, Int64?) in
-                        let rows = try store.unindexedRows(itemClass: itemClass, after: after, limit: Self.indexingBatch, in: connection)
+                    let (count, last) = try writing { tx -> (Int, Int64?) in
+                        let rows = try tx.unindexedRows(itemClass: itemClass, after: after, limit: Self.indexingBatch)
                         var count = 0
                         for var row in rows {
-                            row.isCurrent = try store.isCurrent(row, in: connection)
+                            row.isCurrent = try tx.isCurrent(row)
                             // A row that does not open now (locked or damaged) is indexed later.
                             guard case .opened(let record) = sealer.open(row) else { continue }
                             let tokens = try sealer.searchTokens(itemClass: itemClass, attributes: record.attributes)
-                            try store.setSearchTokens(tokens, of: row.rowID, in: connection)
+                            try tx.setSearchTokens(tokens, of: row.rowID)
                             count += 1
                         }
                         return (count, rows.last?.rowID)

@@ -175,23 +175,23 @@ public final class Keychain: Sendable {
         store = try KeychainStore(path: path, ledger: RollbackLedger(key: keyRing.index.ledger))
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
-        let removed: Bool = try store.withConnection { connection in
+        let removed: Bool = try store.snapshot { tx in
             // Usually there is nothing to write: look first, without the write lock. The keybag
             // the database names may have been replaced by another process since this one read
             // its file (the new file may still wait beside it): that one is adopted.
-            if let recorded = try store.value(forKey: Self.keybagBindingKey, in: connection) {
+            if let recorded = try tx.value(forKey: Self.keybagBindingKey) {
                 let current = recorded == keybag.uuid ? keybag : try adoptKeybag(named: recorded)
-                if try current.entry(.whenPasscodeSetThisDeviceOnly) != nil || !store.hasPasscodeClassRows(in: connection) {
+                if try current.entry(.whenPasscodeSetThisDeviceOnly) != nil || !tx.hasPasscodeClassRows() {
                     return false
                 }
             }
-            return try connection.writeTransaction {
-                let bound = try store.establishValue(keybag.uuid, forKey: Self.keybagBindingKey, in: connection)
+            return try tx.writeTransaction { tx in
+                let bound = try tx.establishValue(keybag.uuid, forKey: Self.keybagBindingKey)
                 let current = bound == keybag.uuid ? keybag : try adoptKeybag(named: bound)
                 // Items of the passcode-only class outlive their key only if a process of an
                 // earlier version stopped between removing the passcode and deleting them.
                 guard current.entry(.whenPasscodeSetThisDeviceOnly) == nil else { return false }
-                return try store.deletePasscodeClassRows(in: connection) > 0
+                return try tx.deletePasscodeClassRows() > 0
             }
         }
         if removed { store.scheduleCheckpoint() }
@@ -210,11 +210,11 @@ public final class Keychain: Sendable {
     ///   storage errors.
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         if request.identity != nil { return try addIdentity(request, context: context) }
-        let record: ItemRecord = try writing(sealing: { try prepareAdd(request, context: context) }) { prepared, connection in
+        let record: ItemRecord = try writing(sealing: { try prepareAdd(request, context: context) }) { prepared, tx in
             var (record, row) = prepared
-            if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: connection) }
-            record.rowID = try store.insert(row, in: connection)
-            try registerAccessGroup(record.accessGroup, in: connection)
+            if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: tx) }
+            record.rowID = try tx.insert(row)
+            try registerAccessGroup(record.accessGroup, in: tx)
             return record
         }
         guard !request.returns.isEmpty else { return nil }
@@ -247,9 +247,9 @@ public final class Keychain: Sendable {
         if request.itemClass == .identity {
             return try searchIdentities(request, context: context, limit: limit)
         }
-        let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { connection in
+        let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { tx in
             var results: [ItemResult] = []
-            try forEachMatch(request, context: context, in: connection, reportingMissing: true) { record, row in
+            try forEachMatch(request, context: context, in: tx, reportingMissing: true) { record, row in
                 if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
                     results.append(result)
                 }
@@ -276,15 +276,15 @@ public final class Keychain: Sendable {
             try updateIdentities(request, changes: changes, context: context)
             return
         }
-        try writing(removing: true) { connection in
+        try writing(removing: true) { tx in
             var matches: [(ItemRecord, StoredRow)] = []
-            try forEachMatch(request, context: context, in: connection) { record, row in
+            try forEachMatch(request, context: context, in: tx) { record, row in
                 matches.append((record, row))
                 return true
             }
             guard !matches.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
             for (record, row) in matches {
-                try apply(changes, to: record, row: row, in: connection)
+                try apply(changes, to: record, row: row, in: tx)
             }
         }
     }
@@ -305,8 +305,8 @@ public final class Keychain: Sendable {
         if request.itemClass == .identity {
             return try deleteIdentities(request, context: context)
         }
-        return try writing(removing: true) { connection in
-            if let count = try deleteByPrimaryKey(request, context: context, in: connection) {
+        return try writing(removing: true) { tx in
+            if let count = try deleteByPrimaryKey(request, context: context, in: tx) {
                 guard count > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
                 return count
             }
@@ -316,7 +316,7 @@ public final class Keychain: Sendable {
             // A damaged item named by its whole primary key is removed too, and so is the ledger's
             // entry for one whose row was removed (docs/reliability.md).
             try forEachCandidate(
-                request, context: context, in: connection, lockedKeyMatches: true,
+                request, context: context, in: tx, lockedKeyMatches: true,
                 damaged: { damage in
                     switch damage {
                     case .row(let row): rowIDs.append(row.rowID)
@@ -328,13 +328,13 @@ public final class Keychain: Sendable {
                 rowIDs.append(row.rowID)
                 return true
             }
-            for rowID in rowIDs { try store.delete(rowID: rowID, in: connection) }
-            for token in missingTokens { try store.removeMissingItem(primaryKeyToken: token, in: connection) }
+            for rowID in rowIDs { try tx.delete(rowID: rowID) }
+            for token in missingTokens { try tx.removeMissingItem(primaryKeyToken: token) }
             // Deleting a whole class also ends the damage of its removed rows: their entries go.
             var pruned = 0
             if classHasMissingRows && request.attributes.isEmpty && request.hostOrSubdomain == nil {
-                pruned = try store.pruneEntriesWithoutRows(of: request.itemClass, in: connection)
-                try store.pruneDanglingSearchEntries(in: connection)
+                pruned = try tx.pruneEntriesWithoutRows(of: request.itemClass)
+                try tx.pruneDanglingSearchEntries()
             }
             let removed = rowIDs.count + missingTokens.count + pruned
             guard removed > 0 else { throw KeychainError(.itemNotFound, "no item matched the query") }
@@ -356,8 +356,8 @@ public final class Keychain: Sendable {
     /// out), and items the keychain's ledger counts whose rows are gone. `security
     /// dump-keychain` reports both.
     public func allItemsWithDamage(context: AccessContext, includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
-        try reading { connection in
-            let (rows, missing) = try readableRows(in: connection)
+        try reading { tx in
+            let (rows, missing) = try readableRows(in: tx)
             var unreadable = 0
             let items: [ItemResult] = try rows.compactMap { row in
                 let record: ItemRecord

@@ -50,7 +50,8 @@ enum KeychainMigration {
                     try? legacy.openAccessGroup(entry.sealedName, token: entry.token)
                 }
                 try store.removeAccessGroups(in: connection)
-                for group in groups { try keychain.registerAccessGroup(group, in: connection) }
+                let tx = KeychainStore.Transaction(store: store, connection: connection)
+                for group in groups { try keychain.registerAccessGroup(group, in: tx) }
                 try store.removeValue(forKey: "key-check", in: connection)
                 try store.setValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
             }
