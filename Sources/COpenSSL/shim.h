@@ -27,6 +27,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 /// A precomputed HMAC-SHA256 key: the SHA-256 states after absorbing the inner and outer
 /// padded keys (RFC 2104), so each MAC costs two short digests instead of a key set-up.
@@ -222,6 +223,21 @@ static inline int COpenSSL_ECPrivateScalar(const EVP_PKEY *key, unsigned char *o
 static inline long COpenSSL_BIOMemoryData(BIO *bio, char **data)
 {
     return BIO_get_mem_data(bio, data);
+}
+
+/// The number of names in a GeneralNames value (`sk_GENERAL_NAME_num`).
+static inline int COpenSSL_GeneralNamesCount(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
+
+/// The kind of the `index`th name of a GeneralNames value (GEN_EMAIL, GEN_DNS, …); `text` receives
+/// its IA5String for an rfc822Name or a dNSName, NULL for every other kind.
+static inline int COpenSSL_GeneralNameAt(const GENERAL_NAMES *names, int index, const ASN1_IA5STRING **text)
+{
+    const GENERAL_NAME *name = sk_GENERAL_NAME_value(names, index);
+    *text = NULL;
+    if (name == NULL) return -1;
+    if (name->type == GEN_EMAIL) *text = name->d.rfc822Name;
+    if (name->type == GEN_DNS) *text = name->d.dNSName;
+    return name->type;
 }
 
 /// `sk_X509_num`.
