@@ -86,15 +86,22 @@ enum Worker {
                 let query = Workload.addedKeyQuery(index, tag: tag) as CFDictionary
                 samples.measure { expect(SecItemDelete(query), errSecSuccess) }
             }
-        case "floor-lookups", "floor-adds":
+        case "floor-lookups", "floor-adds", "floor-search":
             let path = KeychainLocation.directory + "/floor-\(getpid()).db"
-            defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+            defer {
+                for file in [path, path + "-search"] {
+                    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+                }
+            }
             let blobSize = Floor.averageSealedBytes(path: KeychainLocation.defaultKeychainPath)
             let floor = Floor(path: path, items: items, blobSize: max(64, min(4096, blobSize)))
             for index in 0..<count {
                 if mode == "floor-lookups" {
                     let row = pick()
                     samples.measure { floor.lookup(row) }
+                } else if mode == "floor-search" {
+                    let group = pick() % max(1, items / Workload.groupSize)
+                    samples.measure { _ = floor.searchGroup(group) }
                 } else {
                     samples.measure { floor.add(items + index) }
                 }

@@ -27,6 +27,7 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 /// A precomputed HMAC-SHA256 key: the SHA-256 states after absorbing the inner and outer
 /// padded keys (RFC 2104), so each MAC costs two short digests instead of a key set-up.
@@ -131,16 +132,25 @@ static inline int COpenSSL_SHA(int bits, const unsigned char *message, size_t le
     return 0;
 }
 
-/// The AES-256-GCM implementation, fetched from the default provider once: passing a fetched
-/// cipher to EVP_*Init_ex avoids an implicit fetch on every operation.
-static inline const EVP_CIPHER *COpenSSL_AES256GCM(void) {
-    static EVP_CIPHER *cipher = NULL;
-    EVP_CIPHER *current = __atomic_load_n(&cipher, __ATOMIC_ACQUIRE);
+/// The AES-GCM implementation for a 16-, 24- or 32-byte key, fetched from the default provider
+/// once per key size: passing a fetched cipher to EVP_*Init_ex avoids an implicit fetch on every
+/// operation. NULL for any other key length.
+static inline const EVP_CIPHER *COpenSSL_AESGCM(size_t keyLength) {
+    static EVP_CIPHER *ciphers[3] = {NULL, NULL, NULL};
+    int slot;
+    const char *name;
+    switch (keyLength) {
+    case 16: slot = 0; name = "AES-128-GCM"; break;
+    case 24: slot = 1; name = "AES-192-GCM"; break;
+    case 32: slot = 2; name = "AES-256-GCM"; break;
+    default: return NULL;
+    }
+    EVP_CIPHER *current = __atomic_load_n(&ciphers[slot], __ATOMIC_ACQUIRE);
     if (current != NULL) return current;
-    EVP_CIPHER *fetched = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
-    if (fetched == NULL) return EVP_aes_256_gcm();
+    EVP_CIPHER *fetched = EVP_CIPHER_fetch(NULL, name, NULL);
+    if (fetched == NULL) return slot == 0 ? EVP_aes_128_gcm() : slot == 1 ? EVP_aes_192_gcm() : EVP_aes_256_gcm();
     EVP_CIPHER *expected = NULL;
-    if (!__atomic_compare_exchange_n(&cipher, &expected, fetched, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(&ciphers[slot], &expected, fetched, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         EVP_CIPHER_free(fetched);
         return expected;
     }
@@ -213,6 +223,21 @@ static inline int COpenSSL_ECPrivateScalar(const EVP_PKEY *key, unsigned char *o
 static inline long COpenSSL_BIOMemoryData(BIO *bio, char **data)
 {
     return BIO_get_mem_data(bio, data);
+}
+
+/// The number of names in a GeneralNames value (`sk_GENERAL_NAME_num`).
+static inline int COpenSSL_GeneralNamesCount(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
+
+/// The kind of the `index`th name of a GeneralNames value (GEN_EMAIL, GEN_DNS, …); `text` receives
+/// its IA5String for an rfc822Name or a dNSName, NULL for every other kind.
+static inline int COpenSSL_GeneralNameAt(const GENERAL_NAMES *names, int index, const ASN1_IA5STRING **text)
+{
+    const GENERAL_NAME *name = sk_GENERAL_NAME_value(names, index);
+    *text = NULL;
+    if (name == NULL) return -1;
+    if (name->type == GEN_EMAIL) *text = name->d.rfc822Name;
+    if (name->type == GEN_DNS) *text = name->d.dNSName;
+    return name->type;
 }
 
 /// `sk_X509_num`.

@@ -31,7 +31,7 @@ struct RandomDraw {
     /// The number of bytes an item's sealing takes: a nonce for its attributes and, with a
     /// secret, the item key and two nonces (`ItemSealer`).
     static func sealingCount(withSecret: Bool) -> Int {
-        OpenSSL.gcmNonceLength + (withSecret ? SymmetricKey.byteCount + 2 * OpenSSL.gcmNonceLength : 0)
+        AESGCMCipher.nonceLength + (withSecret ? SymmetricKey.byteCount + 2 * AESGCMCipher.nonceLength : 0)
     }
 
     /// The next `count` bytes, for a value that is not secret (a nonce, an identifier).

@@ -29,15 +29,15 @@ struct SymmetricKey: Sendable {
         bytes.withUnsafeBytes { mine in other.bytes.withUnsafeBytes { OpenSSL.constantTimeEqual(mine, $0) } }
     }
 
-    /// Encrypts with a random 96-bit nonce; returns `nonce ‖ ciphertext ‖ tag`.
+    /// Encrypts with a random 96-bit nonce; returns `nonce ‖ ciphertext ‖ tag` (`AESGCMCipher`).
     func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes) throws -> Data {
-        try seal(plaintext, aad: aad, nonce: try SecureRandom.data(count: OpenSSL.gcmNonceLength))
+        try seal(plaintext, aad: aad, nonce: try SecureRandom.data(count: AESGCMCipher.nonceLength))
     }
 
     /// Encrypts with `nonce` (12 bytes, random: callers that need several random values take
-    /// them from one `RandomBytes` draw); returns `nonce ‖ ciphertext ‖ tag`.
+    /// them from one `RandomDraw`); returns `nonce ‖ ciphertext ‖ tag`.
     func seal<Plaintext: ContiguousBytes>(_ plaintext: Plaintext, aad: some ContiguousBytes, nonce: Data) throws -> Data {
-        try bytes.withUnsafeBytes { try Self.seal(plaintext, key: $0, aad: aad, nonce: nonce, contexts: prepared.gcm) }
+        try bytes.withUnsafeBytes { try Self.seal(plaintext, key: $0, aad: aad, nonce: nonce, ciphers: prepared.gcm) }
     }
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag`; throws `errSecDecode` if anything was altered.
@@ -47,7 +47,7 @@ struct SymmetricKey: Sendable {
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag` held in `box`; throws `errSecDecode` if anything was altered.
     func open(_ box: UnsafeRawBufferPointer, aad: some ContiguousBytes) throws -> SecureBytes {
-        try bytes.withUnsafeBytes { try Self.open(box, key: $0, aad: aad, contexts: prepared.gcm) }
+        try bytes.withUnsafeBytes { try Self.open(box, key: $0, aad: aad, ciphers: prepared.gcm) }
     }
 
     /// Encrypts under `key`, a key used for this one operation (an item's own key), with
@@ -56,41 +56,36 @@ struct SymmetricKey: Sendable {
         _ plaintext: Plaintext, key: SecureBytes, aad: some ContiguousBytes, nonce: Data
     ) throws -> Data {
         precondition(key.count == byteCount)
-        return try key.withUnsafeBytes { try seal(plaintext, key: $0, aad: aad, nonce: nonce, contexts: .singleUse) }
+        return try key.withUnsafeBytes { try seal(plaintext, key: $0, aad: aad, nonce: nonce, ciphers: .singleUse) }
     }
 
     /// Decrypts `nonce ‖ ciphertext ‖ tag` in `box` under `key`, a key used for this one
     /// operation (an item's own key): no state is prepared or kept for it.
     static func openOnce(_ box: UnsafeRawBufferPointer, key: SecureBytes, aad: some ContiguousBytes) throws -> SecureBytes {
         guard key.count == byteCount else { throw KeychainError(.decode, "key has the wrong length") }
-        return try key.withUnsafeBytes { try open(box, key: $0, aad: aad, contexts: .singleUse) }
+        return try key.withUnsafeBytes { try open(box, key: $0, aad: aad, ciphers: .singleUse) }
     }
 
-    /// `nonce ‖ ciphertext ‖ tag` of `plaintext` under `key`, with a context from `contexts`.
+    /// `nonce ‖ ciphertext ‖ tag` of `plaintext` under `key`, with a cipher from `ciphers`.
     private static func seal<Plaintext: ContiguousBytes>(
         _ plaintext: Plaintext, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, nonce: Data,
-        contexts: AESGCMContextPool
+        ciphers: AESGCMContextPool
     ) throws -> Data {
-        precondition(nonce.count == OpenSSL.gcmNonceLength)
-        let sealed = try nonce.withUnsafeBytes { nonceBuffer in
+        try nonce.withUnsafeBytes { nonce in
             try plaintext.withUnsafeBytes { message in
-                try aad.withUnsafeBytes { try contexts.seal(key: key, nonce: nonceBuffer, plaintext: message, aad: $0) }
+                try aad.withUnsafeBytes { aad in
+                    try ciphers.withCipher(key: key) { try $0.sealBox(nonce: nonce, plaintext: message, aad: aad) }
+                }
             }
         }
-        return nonce + sealed
     }
 
-    /// The plaintext of `nonce ‖ ciphertext ‖ tag` under `key`, with a context from `contexts`.
+    /// The plaintext of `nonce ‖ ciphertext ‖ tag` under `key`, with a cipher from `ciphers`.
     private static func open(
-        _ box: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, contexts: AESGCMContextPool
+        _ box: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, ciphers: AESGCMContextPool
     ) throws -> SecureBytes {
-        guard box.count >= OpenSSL.gcmNonceLength + OpenSSL.gcmTagLength else {
-            throw KeychainError(.decode, "sealed box too short")
-        }
-        return try aad.withUnsafeBytes { aadBuffer in
-            let nonce = UnsafeRawBufferPointer(rebasing: box[0..<OpenSSL.gcmNonceLength])
-            let sealed = UnsafeRawBufferPointer(rebasing: box[OpenSSL.gcmNonceLength...])
-            return try contexts.open(key: key, nonce: nonce, sealed: sealed, aad: aadBuffer)
+        try aad.withUnsafeBytes { aad in
+            try ciphers.withCipher(key: key) { try $0.openBox(box, aad: aad) }
         }
     }
 
@@ -124,7 +119,7 @@ struct SymmetricKey: Sendable {
 /// released with it: the HMAC states and the AES-GCM contexts holding its key schedule.
 final class PreparedKey: Sendable {
     private let hmacKey = Mutex<OpenSSL.HMACKey?>(nil)
-    /// Keyed AES-256-GCM contexts (each created on demand with the key's bytes).
+    /// Keyed AES-256-GCM ciphers (each created on demand with the key's bytes).
     let gcm = AESGCMContextPool()
 
     /// The HMAC key for `bytes` (the key's own bytes), prepared the first time.

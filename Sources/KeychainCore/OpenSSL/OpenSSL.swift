@@ -5,10 +5,6 @@ import Foundation
 /// failures into `KeychainError`; OpenSSL's error queue is drained so that one failure never leaks
 /// into the next call's diagnostics.
 enum OpenSSL {
-    static let gcmNonceLength = 12
-    static let gcmTagLength = 16
-    static let aes256KeyLength = 32
-
     /// Zeroes `count` bytes at `pointer` with `OPENSSL_cleanse`.
     static func cleanse(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
         OPENSSL_cleanse(pointer, count)
@@ -19,80 +15,6 @@ enum OpenSSL {
         guard buffer.count > 0 else { return }
         guard RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
             throw failure("RAND_bytes")
-        }
-    }
-
-    /// AES-256-GCM encryption with a context already keyed (`AESGCMContextPool`); returns
-    /// ciphertext followed by the 16-byte tag.
-    static func aesGCMSeal(
-        context: OpaquePointer, nonce: UnsafeRawBufferPointer,
-        plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
-    ) throws -> Data {
-        precondition(nonce.count == gcmNonceLength)
-        // A keyed context takes a new nonce without its key schedule being set up again.
-        guard EVP_CipherInit_ex(context, nil, nil, nil, bytes(nonce), 1) == 1 else { throw failure("EVP_CipherInit_ex") }
-        var outLength: Int32 = 0
-        if aad.count > 0 {
-            guard EVP_EncryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
-                throw failure("EVP_EncryptUpdate(aad)")
-            }
-        }
-        var output = Data(count: plaintext.count + gcmTagLength)
-        try output.withUnsafeMutableBytes { out in
-            let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            var written: Int32 = 0
-            if plaintext.count > 0 {
-                guard EVP_EncryptUpdate(context, base, &written, bytes(plaintext), Int32(plaintext.count)) == 1 else {
-                    throw failure("EVP_EncryptUpdate")
-                }
-            }
-            var final: Int32 = 0
-            guard EVP_EncryptFinal_ex(context, base + Int(written), &final) == 1 else {
-                throw failure("EVP_EncryptFinal_ex")
-            }
-            guard EVP_CIPHER_CTX_ctrl(
-                context, EVP_CTRL_GCM_GET_TAG, Int32(gcmTagLength), base + plaintext.count) == 1
-            else { throw failure("EVP_CTRL_GCM_GET_TAG") }
-        }
-        return output
-    }
-
-    /// AES-256-GCM decryption of ciphertext‖tag with a context already keyed
-    /// (`AESGCMContextPool`); throws `errSecDecode` when authentication fails. The plaintext is
-    /// written into a `SecureBytes` buffer.
-    static func aesGCMOpen(
-        context: OpaquePointer, nonce: UnsafeRawBufferPointer,
-        sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer
-    ) throws -> SecureBytes {
-        precondition(nonce.count == gcmNonceLength)
-        guard sealed.count >= gcmTagLength else { throw KeychainError(.decode, "ciphertext too short") }
-        let length = sealed.count - gcmTagLength
-        guard EVP_CipherInit_ex(context, nil, nil, nil, bytes(nonce), 0) == 1 else { throw failure("EVP_CipherInit_ex") }
-        var outLength: Int32 = 0
-        if aad.count > 0 {
-            guard EVP_DecryptUpdate(context, nil, &outLength, bytes(aad), Int32(aad.count)) == 1 else {
-                throw failure("EVP_DecryptUpdate(aad)")
-            }
-        }
-        return try SecureBytes(count: length) { out in
-            let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            var written: Int32 = 0
-            var scratch: UInt8 = 0
-            if length > 0 {
-                guard EVP_DecryptUpdate(context, base, &written, bytes(sealed), Int32(length)) == 1 else {
-                    throw failure("EVP_DecryptUpdate")
-                }
-            }
-            let tag = UnsafeMutableRawPointer(mutating: sealed.baseAddress! + length)
-            guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(gcmTagLength), tag) == 1 else {
-                throw failure("EVP_CTRL_GCM_SET_TAG")
-            }
-            var final: Int32 = 0
-            let finalTarget = base.map { $0 + Int(written) } ?? withUnsafeMutablePointer(to: &scratch) { $0 }
-            guard EVP_DecryptFinal_ex(context, finalTarget, &final) == 1 else {
-                ERR_clear_error()
-                throw KeychainError(.decode, "authentication tag mismatch")
-            }
         }
     }
 

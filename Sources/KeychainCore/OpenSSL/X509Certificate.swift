@@ -1,9 +1,10 @@
 internal import COpenSSL
 import Foundation
 
-/// An OpenSSL `X509` certificate, owned by this object and freed when it goes. Used to validate
-/// that DER is a whole, well-formed certificate, to read its public key and validity, and to
-/// build chains; the fields Apple stores as attributes are read by `CertificateFields`.
+/// An OpenSSL `X509` certificate, owned by this object and freed when it goes: the keychain's one
+/// parser of X.509 certificates. It checks that DER is a whole, well-formed certificate, and
+/// provides every field the keychain uses (the ones Apple stores as attributes, in
+/// `X509Certificate+Fields.swift`), the public key, and the validity and chain checks.
 final class X509Certificate: @unchecked Sendable {
     let pointer: OpaquePointer
 

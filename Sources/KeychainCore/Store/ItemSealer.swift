@@ -54,7 +54,7 @@ struct ItemSealer: Sendable {
         defer { plaintext.wipe() }
         return try keys.metadata.seal(
             plaintext, aad: metadataAAD(record.itemClass, record.protection.rawValue, record.uuid, token, generation),
-            nonce: random.data(count: OpenSSL.gcmNonceLength))
+            nonce: random.data(count: AESGCMCipher.nonceLength))
     }
 
     /// Checks that a row's sealed attributes open (they bind the row's class, protection class,
@@ -129,9 +129,9 @@ struct ItemSealer: Sendable {
         let itemKey = random.key()
         let aad = secretAAD(itemClass, protection.rawValue, uuid, generation)
         let wrapped = try itemKey.withUnsafeBytes { keyBytes in
-            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
+            try keys.itemKeyWrapping.seal(keyBytes, aad: Self.itemKeyLabel + aad, nonce: random.data(count: AESGCMCipher.nonceLength))
         }
-        let sealed = try SymmetricKey.sealOnce(secret, key: itemKey, aad: aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
+        let sealed = try SymmetricKey.sealOnce(secret, key: itemKey, aad: aad, nonce: random.data(count: AESGCMCipher.nonceLength))
         var blob = Data(capacity: 1 + wrapped.count + sealed.count)
         blob.append(Self.secretFormat)
         blob.append(wrapped)
@@ -143,7 +143,7 @@ struct ItemSealer: Sendable {
     /// was altered or belongs to another item.
     func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
         openingKeys(row).flatMap { keys in
-            let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
+            let wrappedLength = AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
             guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else { return .damaged }
             let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
             return .opened(
@@ -166,14 +166,14 @@ struct ItemSealer: Sendable {
     func reseal(_ row: StoredRow, for target: ItemSealer) throws -> StoredRow {
         let from = try classKeys(opening: row)
         let to = try target.classKeys(opening: row)
-        var random = try RandomDraw(count: 2 * OpenSSL.gcmNonceLength)
+        var random = try RandomDraw(count: 2 * AESGCMCipher.nonceLength)
         let aad = metadataAAD(row)
         var resealed = row
         resealed.metadata = try from.metadata.open(row.metadata, aad: aad).withUnsafeBytes {
-            try to.metadata.seal($0, aad: aad, nonce: random.data(count: OpenSSL.gcmNonceLength))
+            try to.metadata.seal($0, aad: aad, nonce: random.data(count: AESGCMCipher.nonceLength))
         }
         if let blob = row.secret {
-            let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
+            let wrappedLength = AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
             guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
                 throw KeychainError(.decode, "stored secret is malformed")
             }
@@ -181,7 +181,7 @@ struct ItemSealer: Sendable {
             let start = blob.startIndex
             let itemKey = try from.itemKeyWrapping.open(Data(blob[(start + 1)..<(start + 1 + wrappedLength)]), aad: keyAAD)
             let wrapped = try itemKey.withUnsafeBytes {
-                try to.itemKeyWrapping.seal($0, aad: keyAAD, nonce: random.data(count: OpenSSL.gcmNonceLength))
+                try to.itemKeyWrapping.seal($0, aad: keyAAD, nonce: random.data(count: AESGCMCipher.nonceLength))
             }
             var rewrapped = Data(capacity: blob.count)
             rewrapped.append(Self.secretFormat)

@@ -318,15 +318,12 @@ final class KeychainStore: Sendable {
                 try statement.withBlob(3) { leaf in
                     // The root is read and verified once, for the token's standing and the record.
                     let verifiedRoot = try ledger.root(root)
-                    let standing = try ledger.standing(of: token, root: verifiedRoot, node: node, leaf: leaf)
                     let mayExist = verifiedRoot?.synchronizableItems ?? true
                     guard var row = found else {
+                        let standing = try ledger.standing(of: token, root: verifiedRoot, node: node, leaf: leaf)
                         return TokenLookup(row: nil, isMissing: standing != .absent, synchronizableItemsMayExist: mayExist)
                     }
-                    if case .entry(let entry) = standing {
-                        row.isCurrent = entry.uuid == row.uuid && entry.generation == row.generation
-                            && entry.itemClass == row.itemClass.ledgerCode
-                    }
+                    row.isCurrent = try ledger.vouches(for: row, verifiedRoot: verifiedRoot, node: node, leaf: leaf)
                     return TokenLookup(row: row, isMissing: false, synchronizableItemsMayExist: mayExist)
                 }
             }

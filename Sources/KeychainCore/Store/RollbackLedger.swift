@@ -306,8 +306,15 @@ struct RollbackLedger: Sendable {
         for row: StoredRow, root rootBody: UnsafeRawBufferPointer?, node: UnsafeRawBufferPointer?,
         leaf: UnsafeRawBufferPointer?
     ) throws -> Bool {
+        try vouches(for: row, verifiedRoot: try root(rootBody), node: node, leaf: leaf)
+    }
+
+    /// `vouches`, given the root already read and verified (nil: it did not verify).
+    func vouches(
+        for row: StoredRow, verifiedRoot: LedgerRoot?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
+    ) throws -> Bool {
         let token = row.primaryKeyToken
-        guard let path = Path(token: token), let root = try root(rootBody), try linked(path, token, root, node, leaf),
+        guard let path = Path(token: token), let root = verifiedRoot, try linked(path, token, root, node, leaf),
             let leaf, let entry = Self.entryBytes(for: token, in: leaf)
         else { return false }
         guard row.uuid.count == 16, entry[Self.tokenLength + 16] == row.itemClass.ledgerCode else { return false }

@@ -13,7 +13,7 @@ public struct Certificate: Hashable, Sendable {
     public let serialNumber: Data
     let issuer: DistinguishedName
     let subject: DistinguishedName
-    /// The subject key identifier extension's value, if present.
+    /// The key identifier the subject key identifier extension holds, if the certificate has one.
     public let subjectKeyID: Data?
     /// The subjectPublicKey BIT STRING's contents (without the unused-bits octet).
     public let publicKeyBits: Data
@@ -24,54 +24,35 @@ public struct Certificate: Hashable, Sendable {
     public let dnsNames: [String]
     let backing: X509Certificate
 
-    /// Parses DER.
+    /// Parses DER with OpenSSL (`X509Certificate`, the one certificate parser); every field
+    /// below comes from that parse.
     ///
-    /// - Throws: `errSecDecode` when `der` is not exactly one well-formed certificate.
+    /// - Throws: `errSecDecode` when `der` is not exactly one well-formed certificate: anything
+    ///   OpenSSL does not parse as one, trailing bytes, an indefinite length at any depth (BER,
+    ///   not DER), an issuer or subject that is not a well-formed `Name`, or a subject key
+    ///   identifier or alternative name extension whose value does not decode.
     public init(der: Data) throws {
         backing = try der.withUnsafeBytes { try X509Certificate(der: $0) }
+        try DERNode.requireDefiniteLengths(der)
         self.der = der
-        let certificate = try DERNode.parse([UInt8](der))
-        guard let tbs = try certificate.children().first, tbs.tag == DERNode.sequence else {
-            throw KeychainError(.decode, "malformed certificate")
-        }
-        var fields = try tbs.children()[...]
-        if let first = fields.first, first.tag == 0xA0 {
-            let inner = try DERNode.parse(first.content)
-            version = Int(inner.content.last ?? 0)
-            fields = fields.dropFirst()
-        } else {
-            version = 0
-        }
-        let tbsFields = Array(fields)
-        guard tbsFields.count >= 6, tbsFields[0].tag == DERNode.integer else { throw KeychainError(.decode, "malformed TBSCertificate") }
-        serialNumber = Data(tbsFields[0].content)
-        issuer = try DistinguishedName(tbsFields[2])
-        subject = try DistinguishedName(tbsFields[4])
-        let keyInfo = try tbsFields[5].children()
-        guard keyInfo.count == 2, keyInfo[1].tag == DERNode.bitString, !keyInfo[1].content.isEmpty else {
-            throw KeychainError(.decode, "malformed SubjectPublicKeyInfo")
-        }
-        publicKeyBits = Data(keyInfo[1].content.dropFirst())
+        version = backing.version
+        serialNumber = try backing.serialNumber()
+        issuer = try DistinguishedName(DERNode.parse(backing.issuerName()))
+        subject = try DistinguishedName(DERNode.parse(backing.subjectName()))
+        publicKeyBits = try backing.subjectPublicKeyBits()
+        // The last subject key identifier counts; every alternative name extension's names do, in order.
         var keyID: Data?
+        for value in backing.extensionValues(X509Certificate.subjectKeyIdentifierExtension) {
+            try DERNode.requireDefiniteLengths(value)
+            keyID = try X509Certificate.keyIdentifier(value)
+        }
         var emails = subject.values(of: DistinguishedName.emailAddress)
         var dns: [String] = []
-        if let extensionsNode = tbsFields.first(where: { $0.tag == 0xA3 }) {
-            for item in try DERNode.parse(extensionsNode.content).children() {
-                let parts = try item.children()
-                guard let oid = parts.first?.objectIdentifierString, let value = parts.last, value.tag == DERNode.octetString
-                else { continue }
-                switch oid {
-                case "2.5.29.14":
-                    keyID = Data(try DERNode.parse(value.content).content)
-                case "2.5.29.17":
-                    for name in try DERNode.parse(value.content).children() {
-                        if name.tag == 0x81 { emails.append(String(decoding: name.content, as: UTF8.self)) }
-                        if name.tag == 0x82 { dns.append(String(decoding: name.content, as: UTF8.self)) }
-                    }
-                default:
-                    break
-                }
-            }
+        for value in backing.extensionValues(X509Certificate.subjectAlternativeNameExtension) {
+            try DERNode.requireDefiniteLengths(value)
+            let names = try X509Certificate.alternativeNames(value)
+            emails += names.emailAddresses
+            dns += names.dnsNames
         }
         subjectKeyID = keyID
         emailAddresses = emails

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A minimal reader and writer of DER (ITU-T X.690) for the structures the keychain reads
-/// itself: certificate names and extensions, and ECDSA signatures. Only definite lengths;
-/// anything malformed is `errSecDecode`.
+/// itself: distinguished names (a certificate's issuer and subject as OpenSSL hands them over, a
+/// name given in a query) and ECDSA signatures. Certificates themselves are parsed by OpenSSL
+/// (`X509Certificate`); this reader only checks their encoding's lengths
+/// (`requireDefiniteLengths`). Only definite lengths; anything malformed is `errSecDecode`.
 struct DERNode: Sendable {
     /// The identifier octet (tags above 30 are not used by the structures read here).
     let tag: UInt8
@@ -48,6 +50,24 @@ struct DERNode: Sendable {
         guard rest.isEmpty else { throw KeychainError(.decode, "trailing bytes after DER") }
         return node
     }
+
+    /// Checks that `bytes` is a run of DER elements whose lengths, at every depth of nesting, are
+    /// definite: BER's indefinite-length form (which OpenSSL also reads) is `errSecDecode`, as is
+    /// any element this reader cannot read (a truncated one, a tag number above 30).
+    static func requireDefiniteLengths(_ bytes: Data) throws {
+        // Iterative, so that deep nesting cannot exhaust the stack.
+        var pending = [ArraySlice([UInt8](bytes))]
+        while var rest = pending.popLast() {
+            while !rest.isEmpty {
+                let (node, remainder) = try read(rest)
+                if node.tag & constructed != 0 { pending.append(node.content) }
+                rest = remainder
+            }
+        }
+    }
+
+    /// The bit of an identifier octet that marks a constructed encoding.
+    static let constructed: UInt8 = 0x20
 
     /// The nodes inside a constructed node.
     func children() throws -> [DERNode] {

@@ -30,7 +30,7 @@ struct LegacyItemSealer: Sendable {
 
     /// Opens a version-1 sealed secret.
     func openSecret(_ blob: Data, itemClass: ItemClass, uuid: Data) throws -> SecureBytes {
-        let wrappedLength = OpenSSL.gcmNonceLength + SymmetricKey.byteCount + OpenSSL.gcmTagLength
+        let wrappedLength = AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
         guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
             throw KeychainError(.decode, "stored secret is malformed")
         }
