@@ -55,30 +55,26 @@ extension Keychain {
     func searchIdentities(_ request: ItemRequest, context: AccessContext, limit: Int?) throws -> [ItemResult] {
         let results: [ItemResult] = try reading { tx in
             try identityPairs(request, context: context, in: tx, limit: limit).compactMap { pair in
-                guard var result = try makeResult(pair.key.record, row: pair.key.row, returns: request.returns) else {
+                // The private key's secret and object; its attributes are the identity's below.
+                let keyReturns = request.returns.subtracting(.attributes)
+                guard let key = try makeResult(pair.key.record, row: pair.key.row, returns: keyReturns) else {
                     return nil
                 }
-                if var attributes = result.attributes {
-                    attributes.merge(pair.certificate.record.attributes)
-                    result.attributes = attributes
-                }
-                if request.returns.contains(.persistentReference) {
-                    result.persistentReference =
-                        PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid).data
-                }
-                if request.returns.contains(.reference) {
+                return try ItemResultBuilder(returns: request.returns).result(
+                    itemClass: .identity, attributesOf: pair.key.record, overlaidWith: pair.certificate.record,
+                    data: key.data,
+                    persistentReference: PersistentReference(itemClass: .identity, uuid: pair.certificate.record.uuid),
+                    leavingOutItemsWithoutObject: true
+                ) { _ in
                     let certificateData = try pair.certificate.row.secret.map {
                         try sealer.openSecret($0, sealedIn: pair.certificate.row).get().withUnsafeBytes { Data($0) }
                     }
-                    guard case .key(let key)? = result.reference,
+                    guard case .key(let privateKey)? = key.reference,
                         case .certificate(let certificate)? = reference(
                             itemClass: .certificate, attributes: pair.certificate.record.attributes, secret: certificateData)
                     else { return nil }
-                    result.reference = .identity(Identity(certificate: certificate, privateKey: key))
+                    return .identity(Identity(certificate: certificate, privateKey: privateKey))
                 }
-                return ItemResult(
-                    itemClass: .identity, attributes: result.attributes, accessControl: result.accessControl,
-                    data: result.data, persistentReference: result.persistentReference, reference: result.reference)
             }
         }
         guard !results.isEmpty else { throw KeychainError(.itemNotFound, "no identity matched the query") }

@@ -276,34 +276,23 @@ extension Keychain {
     func makeResult(
         _ record: ItemRecord, row: StoredRow, returns: ReturnOptions, reportingDamage: Bool = false
     ) throws -> ItemResult? {
-        var result = ItemResult(itemClass: record.itemClass)
-        if returns.contains(.attributes) {
-            var attributes = record.attributes
-            attributes[.tombstone] = .integer(0)
-            attributes[.multiUser] = .data(Data())
-            result.attributes = attributes
-            result.accessControl = record.accessControl ?? (try? AccessControlPolicy(protection: record.protection, flags: []))
-        }
-        if returns.contains(.data) {
-            if let blob = row.secret {
-                guard let secret = try readableSecretBytes(blob, of: row) else {
-                    if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
-                    return nil
-                }
-                result.data = Data.zeroingCopy(of: secret)
-            }
-        }
-        if returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
-        if returns.contains(.reference) && record.itemClass.hasReferenceType {
-            let secret = try result.data ?? row.secret.flatMap { try readableSecret($0, of: row) }
-            // An item whose data is not a key or certificate has no object; it is left out, as
-            // Apple leaves out items it cannot turn into one.
-            guard let reference = reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret) else {
+        var data: Data?
+        if returns.contains(.data), let blob = row.secret {
+            guard let secret = try readableSecretBytes(blob, of: row) else {
+                if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
                 return nil
             }
-            result.reference = reference
+            data = Data.zeroingCopy(of: secret)
         }
-        return result
+        // An item whose data is not a key or certificate has no object; it is left out, as
+        // Apple leaves out items it cannot turn into one.
+        return try ItemResultBuilder(returns: returns).result(
+            itemClass: record.itemClass, attributesOf: record, data: data,
+            persistentReference: record.persistentReference, leavingOutItemsWithoutObject: true
+        ) { data in
+            let secret = try data ?? row.secret.flatMap { try readableSecret($0, of: row) }
+            return reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret)
+        }
     }
 
     /// A row's secret; nil when it fails authentication (a damaged item is left out). A locked

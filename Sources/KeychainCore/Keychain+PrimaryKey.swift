@@ -211,16 +211,16 @@ extension Keychain {
     ///
     /// - Throws: `errSecDecode` when the secret fails authentication.
     private func makeKeyedResult(_ row: StoredRow, returns: ReturnOptions) throws -> ItemResult? {
-        var result = ItemResult(itemClass: row.itemClass)
+        var data: Data?
         if returns.contains(.data), let blob = row.secret {
             guard let secret = try readableSecretBytes(blob, of: row) else {
                 throw KeychainError(.decode, "the item's secret failed authentication")
             }
-            result.data = Data.zeroingCopy(of: secret)
+            data = Data.zeroingCopy(of: secret)
         }
-        if returns.contains(.persistentReference) {
-            result.persistentReference = PersistentReference(itemClass: row.itemClass, uuid: row.uuid).data
-        }
-        return result
+        return ItemResultBuilder(returns: returns).result(
+            itemClass: row.itemClass, attributesOf: nil, data: data,
+            persistentReference: PersistentReference(itemClass: row.itemClass, uuid: row.uuid),
+            leavingOutItemsWithoutObject: true, reference: { _ in nil })
     }
 }

@@ -61,17 +61,10 @@ extension Keychain {
             return (certificateRecord, keyRecord)
         }
         guard !request.returns.isEmpty else { return nil }
-        var result = ItemResult(itemClass: .identity)
-        if request.returns.contains(.attributes) {
-            result.attributes = keyRecord.attributes.merging(certificateRecord.attributes)
-            result.accessControl = certificateRecord.accessControl
-        }
-        if request.returns.contains(.data) { result.data = keySecret }
-        if request.returns.contains(.persistentReference) {
-            result.persistentReference = PersistentReference(itemClass: .identity, uuid: certificateRecord.uuid).data
-        }
-        if request.returns.contains(.reference) { result.reference = .identity(identity) }
-        return result
+        return ItemResultBuilder(returns: request.returns).result(
+            itemClass: .identity, attributesOf: keyRecord, overlaidWith: certificateRecord, data: keySecret,
+            persistentReference: PersistentReference(itemClass: .identity, uuid: certificateRecord.uuid),
+            leavingOutItemsWithoutObject: false, reference: { _ in .identity(identity) })
     }
 
     /// One half of an identity add: the object's attributes, overlaid with the caller's values

@@ -218,17 +218,10 @@ public final class Keychain: Sendable {
             return record
         }
         guard !request.returns.isEmpty else { return nil }
-        var result = ItemResult(itemClass: record.itemClass)
-        if request.returns.contains(.attributes) {
-            result.attributes = record.attributes
-            result.accessControl = record.accessControl
-        }
-        if request.returns.contains(.data) { result.data = request.secret ?? Data() }
-        if request.returns.contains(.persistentReference) { result.persistentReference = record.persistentReference.data }
-        if request.returns.contains(.reference) {
-            result.reference = reference(itemClass: record.itemClass, attributes: record.attributes, secret: request.secret)
-        }
-        return result
+        return ItemResultBuilder(returns: request.returns).result(
+            itemClass: record.itemClass, attributesOf: record, data: request.secret ?? Data(),
+            persistentReference: record.persistentReference, leavingOutItemsWithoutObject: false
+        ) { _ in reference(itemClass: record.itemClass, attributes: record.attributes, secret: request.secret) }
     }
 
     // MARK: - SecItemCopyMatching

@@ -29,11 +29,11 @@ enum ShortNameLiteralScanner {
         "Sources/KeychainCore/Catalog/AttributeCatalog.swift",
         "Sources/KeychainCore/Store/RecordCodec.swift",
         "Sources/Security/SecItemConstants.swift",
-        "Sources/KeychainCore/Request/RequestParser.swift",
-        "Sources/KeychainCore/Request/RequestParser+References.swift",
-        "Sources/KeychainCore/Request/RequestValue.swift",
-        "Sources/KeychainCore/Request/RequestEntries.swift",
-        "Sources/KeychainCore/Request/AttributeCoercion.swift",
+        "Sources/Security/Decoding/RequestParser.swift",
+        "Sources/Security/Decoding/RequestParser+References.swift",
+        "Sources/Security/Decoding/RequestValue.swift",
+        "Sources/Security/Decoding/RequestEntries.swift",
+        "Sources/Security/Decoding/AttributeCoercion.swift",
         "Sources/Security/RequestBridge.swift",
     ]
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import Security
 
 /// Secrets and attribute values never reach output, logs or error texts (docs/reliability.md §5).
 @Suite("Secret hygiene")

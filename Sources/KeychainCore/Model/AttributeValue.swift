@@ -13,7 +13,7 @@ public enum AttributeValue: Hashable, Sendable {
 
     /// The bytes Apple compares for blob and data attributes: UTF-8 for text, the bytes of data,
     /// a 4-byte native-endian integer for numbers, the 8 bytes of the time interval for dates.
-    var comparableBytes: Data {
+    package var comparableBytes: Data {
         switch self {
         case .string(let text): return Data(text.utf8)
         case .data(let data): return data

@@ -132,7 +132,7 @@ public struct Certificate: Hashable, Sendable {
 
     /// Normalizes a DER `Name` a caller gives as `kSecAttrIssuer` (Apple normalizes full names in
     /// queries); other values are returned unchanged.
-    static func normalizedNameAttribute(_ data: Data) -> Data {
+    package static func normalizedNameAttribute(_ data: Data) -> Data {
         guard data.first == DERNode.sequence, let node = try? DERNode.parse([UInt8](data)),
             let name = try? DistinguishedName(node)
         else { return data }

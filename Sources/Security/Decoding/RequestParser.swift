@@ -1,9 +1,10 @@
 import Foundation
+import KeychainCore
 
 /// Classifies and validates the keys of a SecItem dictionary, as Apple's `query_applier` does,
 /// except where Apple's documentation and its daemon disagree: then the documented rule holds
 /// (README, "Where we differ from Apple's shipping behaviour, and why", lists each case).
-public enum RequestParser {
+package enum RequestParser {
     /// Search keys that have an effect or are validated; other `m_` keys are accepted and ignored,
     /// as Apple's data-protection keychain does.
     private static let certificateMatchKeys: Set<String> = ["m_Issuers", "m_Policy"]
@@ -22,14 +23,14 @@ public enum RequestParser {
     ///
     /// - Throws: `errSecParam` for a malformed dictionary, `errSecNoSuchClass` for an unknown
     ///   class, `errSecUnimplemented` for search keys that need certificate trust.
-    public static func parse(_ given: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
+    package static func parse(_ given: [String: RequestValue], for operation: ItemOperation) throws -> ItemRequest {
         try parse(RequestEntries(given), for: operation)
     }
 
     /// Parses an add dictionary or a search query given as its entries.
     ///
     /// - Throws: as `parse(_:for:)`.
-    public static func parse(_ given: RequestEntries, for operation: ItemOperation) throws -> ItemRequest {
+    package static func parse(_ given: RequestEntries, for operation: ItemOperation) throws -> ItemRequest {
         let (dictionary, identity) = try mergingReference(given, for: operation)
         var persistentReference: PersistentReference?
         if let value = dictionary["v_PersistentRef"] {
@@ -109,14 +110,14 @@ public enum RequestParser {
     ///
     /// Every key must be an attribute of the class or `kSecValueData` (else `errSecParam`);
     /// read-only and computed attributes are ignored.
-    public static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
+    package static func parseChanges(_ dictionary: [String: RequestValue], for itemClass: ItemClass) throws -> ItemChanges {
         try parseChanges(RequestEntries(dictionary), for: itemClass)
     }
 
     /// Parses `SecItemUpdate`'s `attributesToUpdate` given as its entries.
     ///
     /// - Throws: as `parseChanges(_:for:)`.
-    public static func parseChanges(_ dictionary: RequestEntries, for itemClass: ItemClass) throws -> ItemChanges {
+    package static func parseChanges(_ dictionary: RequestEntries, for itemClass: ItemClass) throws -> ItemChanges {
         var changes = ItemChanges()
         for (key, value) in dictionary {
             if key == "v_Data" {

@@ -1,7 +1,8 @@
 import Foundation
+import KeychainCore
 
 /// A value of a SecItem dictionary, converted from its CF/Foundation type by the `Security` surface.
-public enum RequestValue: Sendable {
+package enum RequestValue: Sendable {
     /// A string (`CFString`).
     case string(String)
     /// Bytes (`CFData`).
@@ -33,7 +34,7 @@ public enum RequestValue: Sendable {
     /// input, not even a container that holds itself, can exhaust a thread's stack (512 KiB on
     /// a secondary thread). Apple's dictionaries nest two or three levels
     /// (`kSecPrivateKeyAttrs`, `kSecMatchIssuers`).
-    public static let maximumNestingDepth = 32
+    package static let maximumNestingDepth = 32
 
     /// A short name of the value's type, for error reasons (never the value itself).
     var typeDescription: String {

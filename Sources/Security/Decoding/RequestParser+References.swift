@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// `kSecValueRef`: the object's attributes join the dictionary, as Apple's `query_applier` adds
 /// a reference's attributes to the query.
@@ -13,7 +14,7 @@ extension RequestParser {
     /// The request `operation` makes of `kSecValueRef` = `reference` with `attributes` beside
     /// it: the dictionary `[kSecValueRef: reference, …attributes]` parsed as `parse` parses it,
     /// for callers that hold typed values rather than a dictionary.
-    public static func request(
+    package static func request(
         for reference: ItemReference, attributes: ItemAttributes = [:], operation: ItemOperation
     ) throws -> ItemRequest {
         var entries = RequestEntries()

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// Converts dictionary values to an attribute's kind, as Apple's daemon does (`SecDbItem.c`'s
 /// `copyString`, `copyData`, `copyNumber`, …); a value that cannot be converted is `errSecParam`.

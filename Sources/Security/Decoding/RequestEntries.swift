@@ -1,17 +1,19 @@
+import KeychainCore
+
 /// The entries of a SecItem dictionary, in the order they were read.
 ///
 /// A SecItem dictionary holds a handful of entries, and the parser looks a few of them up by
 /// name: a linear search over short string keys costs less than hashing them into a
 /// `Dictionary`, which every SecItem call would otherwise build and then walk again.
-public struct RequestEntries: Sendable, Sequence {
+package struct RequestEntries: Sendable, Sequence {
     private var keys: [String] = []
     private var values: [RequestValue] = []
 
     /// No entries.
-    public init() {}
+    package init() {}
 
     /// The entries of `dictionary` (in its order).
-    public init(_ dictionary: [String: RequestValue]) {
+    package init(_ dictionary: [String: RequestValue]) {
         keys.reserveCapacity(dictionary.count)
         values.reserveCapacity(dictionary.count)
         for (key, value) in dictionary {
@@ -21,27 +23,27 @@ public struct RequestEntries: Sendable, Sequence {
     }
 
     /// Room for `count` entries.
-    public mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         keys.reserveCapacity(count)
         values.reserveCapacity(count)
     }
 
     /// Adds an entry; the caller guarantees `key` is not there yet (a dictionary's keys are unique).
-    public mutating func append(_ key: String, _ value: RequestValue) {
+    package mutating func append(_ key: String, _ value: RequestValue) {
         keys.append(key)
         values.append(value)
     }
 
     /// The entries as a dictionary.
-    public var dictionary: [String: RequestValue] {
+    package var dictionary: [String: RequestValue] {
         Dictionary(zip(keys, values), uniquingKeysWith: { _, last in last })
     }
 
     /// The number of entries.
-    public var count: Int { keys.count }
+    package var count: Int { keys.count }
 
     /// The value under `key`, if any; setting replaces it or adds an entry (nil removes it).
-    public subscript(key: String) -> RequestValue? {
+    package subscript(key: String) -> RequestValue? {
         get { keys.firstIndex(of: key).map { values[$0] } }
         set {
             let index = keys.firstIndex(of: key)
@@ -56,7 +58,7 @@ public struct RequestEntries: Sendable, Sequence {
         }
     }
 
-    public func makeIterator() -> Zip2Sequence<[String], [RequestValue]>.Iterator {
+    package func makeIterator() -> Zip2Sequence<[String], [RequestValue]>.Iterator {
         zip(keys, values).makeIterator()
     }
 }

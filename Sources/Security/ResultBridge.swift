@@ -1,0 +1,103 @@
+import KeychainCore
+
+/// Converts engine results into the CF objects Apple's API returns.
+enum ResultBridge {
+    /// The object for `results`: nothing when no return key was set; one object when the limit
+    /// is one; otherwise an array. Each item is its single requested part, or a dictionary of
+    /// its parts when two or more were requested.
+    static func object(_ results: [ItemResult], returns: ReturnOptions, limit: MatchLimit) -> CFTypeRef? {
+        if limit == .one {
+            return results.first.flatMap { item(for: $0, returns: returns) }
+        }
+        return results.compactMap { item(for: $0, returns: returns) } as NSArray
+    }
+
+    /// One item's result.
+    static func item(for result: ItemResult, returns: ReturnOptions) -> CFTypeRef? {
+        switch returns {
+        case []:
+            return nil
+        case .data:
+            return result.data.map(secretObject)
+        case .persistentReference:
+            return result.persistentReference.map { NSData(data: $0) }
+        case .attributes:
+            return attributes(result).dictionary
+        case .reference:
+            return result.reference.map(object)  // passwords have no reference type: no object
+        default:
+            var entries = returns.contains(.attributes) ? attributes(result) : DictionaryEntries(capacity: 4)
+            if let data = result.data, returns.contains(.data) { entries.append("v_Data", secretObject(data)) }
+            if let reference = result.persistentReference { entries.append("v_PersistentRef", reference as NSData) }
+            if returns.contains(.reference) {
+                entries.append("class", result.itemClass.rawValue as NSString)
+                if let reference = result.reference { entries.append("v_Ref", object(reference)) }
+            }
+            return entries.dictionary
+        }
+    }
+
+    /// The `SecKey`, `SecCertificate` or `SecIdentity` for an engine reference.
+    static func object(_ reference: ItemReference) -> AnyObject {
+        switch reference {
+        case .key(let key): return SecKey(key)
+        case .certificate(let certificate): return SecCertificate(certificate)
+        case .identity(let identity): return SecIdentity(identity)
+        }
+    }
+
+    /// A secret as the `CFData` handed to the caller: a copy zeroed when the caller releases it.
+    static func secretObject(_ secret: Data) -> NSData {
+        secret.withUnsafeBytes { bytes in
+            let copy = ZeroingBuffer.copy(bytes)
+            return NSData(bytesNoCopy: copy.pointer, length: copy.count, deallocator: ZeroingBuffer.release)
+        }
+    }
+
+    /// The attribute dictionary's entries with Apple's short keys and value types, as Foundation
+    /// objects (bridging a Swift dictionary of `Any` would convert every entry again).
+    static func attributes(_ result: ItemResult) -> DictionaryEntries {
+        let attributes = result.attributes ?? [:]
+        var entries = DictionaryEntries(capacity: attributes.count + 4)
+        for (attribute, value) in attributes { entries.append(attribute.name, object(value)) }
+        if let policy = result.accessControl { entries.append("accc", SecAccessControl(policy: policy)) }
+        return entries
+    }
+
+    /// An attribute value as Apple returns it: `CFString`, `CFData`, `CFNumber` or `CFDate`.
+    static func object(_ value: AttributeValue) -> AnyObject {
+        switch value {
+        case .string(let text): return text as NSString
+        case .data(let data): return data as NSData
+        case .integer(let number):
+            if let small = Int32(exactly: number) { return NSNumber(value: small) }
+            return NSNumber(value: number)
+        case .date(let date): return date as NSDate
+        }
+    }
+
+    /// Keys and values collected for one `NSDictionary`, made in one step.
+    struct DictionaryEntries {
+        private var keys: [NSObject] = []
+        private var values: [AnyObject] = []
+
+        init(capacity: Int) {
+            keys.reserveCapacity(capacity)
+            values.reserveCapacity(capacity)
+        }
+
+        mutating func append(_ key: String, _ value: AnyObject) {
+            keys.append(key as NSString)
+            values.append(value)
+        }
+
+        /// The dictionary (keys are distinct: each is appended once).
+        var dictionary: NSDictionary {
+            values.withUnsafeBufferPointer { objects in
+                keys.withUnsafeBufferPointer { keys in
+                    NSDictionary(objects: objects.baseAddress, forKeys: keys.baseAddress, count: keys.count)
+                }
+            }
+        }
+    }
+}
