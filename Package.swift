@@ -33,10 +33,17 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // SQLite, wrapped once: the only module that imports CSQLite (its API has `package` access).
+        .target(
+            name: "KeychainSQLite",
+            dependencies: ["CSQLite"],
+            swiftSettings: strictFlags
+        ),
+
         // The engine: typed Swift, no CF types.
         .target(
             name: "KeychainCore",
-            dependencies: ["CSQLite", "COpenSSL"],
+            dependencies: ["KeychainSQLite", "COpenSSL"],
             swiftSettings: strictFlags
         ),
 
@@ -87,7 +94,7 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore"],
+            dependencies: ["KeychainCore", "KeychainSQLite"],
             swiftSettings: strictFlags
         ),
         .testTarget(
@@ -104,7 +111,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "KeychainCore", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter", "PowerLossVFS",
+                "KeychainCore", "KeychainSQLite", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter",
+                "PowerLossVFS",
             ],
             swiftSettings: strictFlags
         ),

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// Lookups by primary key: one token per access group while no synchronizable item exists, the
 /// record that one does (kept in the database, so never stale in another process), and the

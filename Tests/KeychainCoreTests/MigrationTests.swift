@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// The upgrade of keychains in the project's first storage format (version 1).
 /// `Tests/TestVectors/v1-keychain` holds one such keychain (database and root-key file), made by

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// A passcode protects from the moment it is set: every change of passcode replaces the class
 /// keys it protects, so an earlier copy of the keybag opens nothing written after the change.

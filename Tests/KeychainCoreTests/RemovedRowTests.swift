@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// Rows and registry entries removed from the database behind the keychain's back are reported
 /// as damage (errSecDecode), not taken as absence: the ledger, keyed by primary-key token with an

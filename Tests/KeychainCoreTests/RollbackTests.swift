@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainSQLite
 
 /// Rollback detection (docs/reliability.md §4): a row put back to an older version of itself is
 /// authentic on its own, and the rollback ledger (`RollbackLedger`) is what gives it away.

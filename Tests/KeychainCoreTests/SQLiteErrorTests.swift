@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KeychainCore
+import KeychainSQLite
 
 /// SQLite's failures leave the storage code as the engine's errors, by their primary result
 /// code (SQLite's documented values, extended codes included).

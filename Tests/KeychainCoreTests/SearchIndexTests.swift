@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// A search naming an indexed attribute (a primary-key member, the label, the access group) is
 /// answered from the search index: it reads only the rows holding the query's tokens, and its

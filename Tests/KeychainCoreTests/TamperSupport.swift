@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainSQLite
 
 /// A keychain of four items (three generic passwords, one internet password) for tamper tests,
 /// with direct access to its rows.

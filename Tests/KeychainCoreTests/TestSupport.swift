@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// Test vectors and fixtures under Tests/TestVectors.
 enum TestVectors {

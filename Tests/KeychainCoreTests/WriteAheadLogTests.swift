@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 
 /// What the write-ahead log keeps, and when the database file has it all.
 @Suite("The write-ahead log keeps no deleted or replaced secret")

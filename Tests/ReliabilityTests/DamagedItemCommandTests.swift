@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainSQLite
 
 /// A damaged item through the `security` command: errSecDecode for it, the rest readable.
 @Suite("Damaged items through the security command")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainSQLite
 
 /// The attack on an old keybag copy, run as a user would run it with the `security` command.
 @Suite("An old keybag copy, through the security command")

@@ -5,6 +5,7 @@ import Musl
 #endif
 import Foundation
 import Synchronization
+import KeychainSQLite
 
 /// When the write-ahead log reaches the database file, and when it is emptied.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainSQLite
 
 /// The rollback ledger's rows (`RollbackLedger` describes the tree and its rules).
 extension KeychainStore {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainSQLite
 
 /// The search index: for each indexed attribute an item has, an entry naming the item's row
 /// under the keyed token of the attribute's value (`SearchIndexEncoding`). It narrows a search to

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainSQLite
 
 extension KeychainStore {
     /// One transaction on the store (or, for `KeychainStore.snapshot`, one connection whose every

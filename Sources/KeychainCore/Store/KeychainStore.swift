@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import KeychainSQLite
 
 /// The SQLite database of one keychain: schema and migrations, a pool of connections (one per
 /// concurrent caller), and the row-level operations the engine composes.

@@ -1,3 +1,4 @@
+import KeychainSQLite
 extension SQLiteError {
     /// The engine's error for this SQLite failure, as the storage code throws it where SQLite's
     /// failures leave it: the codes Apple's keychain gives the same SQLite results, with

@@ -2,11 +2,11 @@ internal import CSQLite
 import Foundation
 
 /// A prepared statement owned by its connection's cache.
-final class SQLiteStatement {
+package final class SQLiteStatement {
     private let handle: OpaquePointer
     private unowned let connection: SQLiteConnection
 
-    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+    package init(_ handle: OpaquePointer, connection: SQLiteConnection) {
         self.handle = handle
         self.connection = connection
     }
@@ -14,14 +14,14 @@ final class SQLiteStatement {
     deinit { sqlite3_finalize(handle) }
 
     /// Resets the statement and clears its bindings.
-    func reset() {
+    package func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
 
     /// Binds `values` to parameters 1…n.
     @discardableResult
-    func bind(_ values: [SQLiteValue]) throws -> SQLiteStatement {
+    package func bind(_ values: [SQLiteValue]) throws -> SQLiteStatement {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -46,7 +46,7 @@ final class SQLiteStatement {
     }
 
     /// Advances to the next row; false when done.
-    func step() throws -> Bool {
+    package func step() throws -> Bool {
         let status = sqlite3_step(handle)
         switch status {
         case SQLITE_ROW: return true
@@ -59,13 +59,13 @@ final class SQLiteStatement {
     }
 
     /// Runs a statement that returns no rows.
-    func run() throws {
+    package func run() throws {
         while try step() {}
         sqlite3_reset(handle)
     }
 
     /// Reads every row with `read`, then resets.
-    func rows<T>(_ read: (SQLiteStatement) throws -> T) throws -> [T] {
+    package func rows<T>(_ read: (SQLiteStatement) throws -> T) throws -> [T] {
         var result: [T] = []
         defer { sqlite3_reset(handle) }
         while try step() { result.append(try read(self)) }
@@ -73,20 +73,20 @@ final class SQLiteStatement {
     }
 
     /// Column `index` as an integer.
-    func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    package func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
 
     /// Whether column `index` is NULL.
-    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+    package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
 
     /// Column `index` as text, nil for NULL.
-    func text(_ index: Int32) -> String? {
+    package func text(_ index: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, index) else { return nil }
         return String(cString: pointer)
     }
 
     /// Column `index`'s bytes, lent to `body` without a copy (nil for NULL; valid only inside
     /// `body`, before the statement moves on).
-    func withBlob<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
+    package func withBlob<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return try body(nil) }
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else {
@@ -96,7 +96,7 @@ final class SQLiteStatement {
     }
 
     /// Column `index` as a blob, nil for NULL.
-    func blob(_ index: Int32) -> Data? {
+    package func blob(_ index: Int32) -> Data? {
         guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
         let count = Int(sqlite3_column_bytes(handle, index))
         guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
@@ -105,7 +105,7 @@ final class SQLiteStatement {
 }
 
 /// A value bound to an SQL parameter.
-enum SQLiteValue {
+package enum SQLiteValue {
     case null
     case integer(Int64)
     case text(String)

@@ -10,7 +10,7 @@ extension SQLiteConnection {
     /// come and go (up to 4.4 s of a 10 s budget with 8 processes × 4 threads). Polling often with
     /// random jitter keeps every waiter in the race, so the bound is reached only when the lock is
     /// really held that long; then the statement fails with SQLITE_BUSY.
-    static func waitForLocks(_ db: OpaquePointer, milliseconds: Int32) {
+    package static func waitForLocks(_ db: OpaquePointer, milliseconds: Int32) {
         sqlite3_busy_handler(
             db,
             { context, attempts in
@@ -30,7 +30,7 @@ extension SQLiteConnection {
     /// the journal vanish (SQLITE_IOERR_DELETE_NOENT) or a lock change hands (SQLITE_IOERR_RDLOCK)
     /// without SQLite's busy handler being consulted. WAL mode is persistent, so once the winner
     /// is done the statement succeeds (found by the 8-process concurrency test).
-    func retryingTransientFailures(forMilliseconds milliseconds: Int32, _ body: () throws -> Void) throws {
+    package func retryingTransientFailures(forMilliseconds milliseconds: Int32, _ body: () throws -> Void) throws {
         let deadline = Date().addingTimeInterval(Double(milliseconds) / 1000)
         while true {
             do {

@@ -5,14 +5,14 @@ import Synchronization
 /// One SQLite connection, used by one thread at a time (opened in multi-thread mode).
 ///
 /// Owns the `sqlite3` handle and a cache of prepared statements; both are released in `deinit`.
-final class SQLiteConnection {
+package final class SQLiteConnection {
     private let handle: OpaquePointer
     private var statements: [String: SQLiteStatement] = [:]
     /// Statements of `PreparedSQL` values, by slot.
     private var slots: [SQLiteStatement?] = []
 
     /// Opens (creating if needed) the database at `path` with WAL journaling and full sync.
-    init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
+    package init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
         _ = Self.configureLibrary
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
@@ -40,12 +40,12 @@ final class SQLiteConnection {
 
     /// The write-ahead log's size, in pages, at which a commit copies it into the database
     /// file (SQLite's automatic passive checkpoint; its default is 1 000 pages).
-    static let autoCheckpointPages: Int32 = 128
+    package static let autoCheckpointPages: Int32 = 128
 
     /// Copies every committed page of the write-ahead log into the database file, syncs it, and
     /// truncates the log to zero bytes (`wal_checkpoint(TRUNCATE)`), waiting for other
     /// connections as a write does. Returns false when one kept it from completing.
-    func checkpointTruncating() -> Bool {
+    package func checkpointTruncating() -> Bool {
         var logFrames: Int32 = 0
         var copiedFrames: Int32 = 0
         return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames) == SQLITE_OK
@@ -63,7 +63,7 @@ final class SQLiteConnection {
     }
 
     /// Runs one or more SQL statements that take no parameters.
-    func execute(_ sql: String) throws {
+    package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(handle, sql, nil, nil, &message)
         if status != SQLITE_OK {
@@ -74,7 +74,7 @@ final class SQLiteConnection {
     }
 
     /// A prepared statement for `sql`, reused across calls; its bindings are cleared.
-    func statement(_ sql: String) throws -> SQLiteStatement {
+    package func statement(_ sql: String) throws -> SQLiteStatement {
         if let cached = statements[sql] {
             cached.reset()
             return cached
@@ -85,7 +85,7 @@ final class SQLiteConnection {
     }
 
     /// The prepared statement of `sql`, found by its slot rather than by hashing its text.
-    func statement(_ sql: PreparedSQL) throws -> SQLiteStatement {
+    package func statement(_ sql: PreparedSQL) throws -> SQLiteStatement {
         if sql.slot < slots.count, let cached = slots[sql.slot] {
             cached.reset()
             return cached
@@ -109,7 +109,7 @@ final class SQLiteConnection {
     private static let rollback = PreparedSQL("ROLLBACK")
 
     /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
-    func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         try statement(Self.beginImmediate).run()
         do {
             let value = try body()
@@ -122,32 +122,32 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` inside a deferred (read) transaction so all its statements see one snapshot.
-    func readTransaction<T>(_ body: () throws -> T) throws -> T {
+    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
         try statement(Self.beginDeferred).run()
         defer { try? statement(Self.commit).run() }
         return try body()
     }
 
     /// Whether a transaction is open (otherwise each statement is its own transaction).
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The number of rows the last statement changed.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// The rowid of the last inserted row.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The connection's latest error message (never contains bound values).
-    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    package var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 }
 
 /// An SQL text the engine runs often, with a slot of its own in every connection's statement
 /// cache (declared once, as a `static let`).
-struct PreparedSQL: Sendable {
-    let text: String
-    let slot: Int
+package struct PreparedSQL: Sendable {
+    package let text: String
+    package let slot: Int
 
-    init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
         slot = Self.nextSlot.add(1, ordering: .relaxed).oldValue
     }

@@ -4,9 +4,9 @@ internal import CSQLite
 ///
 /// It stays with the storage code that calls SQLite, which turns it into a `KeychainError` where
 /// it leaves (`SQLiteError.keychainError`); the wrapper itself knows nothing of the engine's errors.
-struct SQLiteError: Error {
+package struct SQLiteError: Error {
     /// What kind of failure a result code is, in words SQLite's callers decide by.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         /// A constraint (such as a unique index) refused the change (SQLITE_CONSTRAINT).
         case constraint
         /// The database cannot be written (SQLITE_READONLY).
@@ -28,18 +28,24 @@ struct SQLiteError: Error {
     }
 
     /// SQLite's (extended) result code.
-    let code: Int32
+    package let code: Int32
     /// SQLite's message for it.
-    let message: String
+    package let message: String
+
+    /// An error for SQLite result `code` (extended codes included) with SQLite's message.
+    package init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
 
     /// The primary result code (the low byte of an extended code).
-    var primary: Int32 { code & 0xff }
+    package var primary: Int32 { code & 0xff }
 
     /// Whether a constraint refused the change.
-    var isConstraint: Bool { kind == .constraint }
+    package var isConstraint: Bool { kind == .constraint }
 
     /// The kind of failure the primary result code stands for.
-    var kind: Kind {
+    package var kind: Kind {
         switch primary {
         case SQLITE_CONSTRAINT: return .constraint
         case SQLITE_READONLY: return .readOnly
