@@ -21,11 +21,11 @@ struct SearchIndexTests {
     /// Adds 48 generic passwords and 16 internet passwords whose values come from the pools
     /// (some as data, which blob attributes compare by bytes like text).
     static func populate(_ keychain: Keychain) throws {
-        var generator = SplitMixGenerator(seed: 11)
         for index in 0..<48 {
             var request = ItemRequest(itemClass: .genericPassword)
             request.attributes["svce"] = .string(services[index % services.count])
-            let account = "\(accounts[Int(generator.next() % UInt64(accounts.count))])\(index)"
+            // Accounts cycle through the pool at another period than the services.
+            let account = "\(accounts[(index * 7 / 3) % accounts.count])\(index)"
             request.attributes["acct"] = index % 5 == 0 ? .data(Data(account.utf8)) : .string(account)
             if index % 3 != 0 { request.attributes["labl"] = .string(labels[index % 2]) }
             if index % 4 == 0 { request.attributes["desc"] = .string("tier-\(index % 8)") }
@@ -274,18 +274,5 @@ struct SearchIndexTests {
         byLabel.attributes["labl"] = .string("l")
         #expect(try Self.answer(temporary.keychain, byLabel, context: Self.context).count == 1)
         #expect(try Self.answer(temporary.keychain, ItemRequest(itemClass: .genericPassword), context: Self.context).count == 1)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for test data.
-struct SplitMixGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
