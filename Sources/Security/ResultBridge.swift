@@ -59,10 +59,16 @@ enum ResultBridge {
     static func attributes(_ result: ItemResult) -> DictionaryEntries {
         let attributes = result.attributes ?? [:]
         var entries = DictionaryEntries(capacity: attributes.count + 4)
-        for (attribute, value) in attributes { entries.append(attribute.name, object(value)) }
-        if let policy = result.accessControl { entries.append("accc", SecAccessControl(policy: policy)) }
+        for (attribute, value) in attributes { entries.append(key: attributeKeys[attribute.ordinal], object(value)) }
+        if let policy = result.accessControl {
+            entries.append(key: attributeKeys[AttributeDescriptor.accessControl.ordinal], SecAccessControl(policy: policy))
+        }
         return entries
     }
+
+    /// Each attribute's key as results carry it (its short name), made once and shared by every
+    /// result, by descriptor ordinal.
+    nonisolated(unsafe) static let attributeKeys: [NSString] = AttributeCatalog.descriptors.map { $0.name as NSString }
 
     /// An attribute value as Apple returns it: `CFString`, `CFData`, `CFNumber` or `CFDate`.
     static func object(_ value: AttributeValue) -> AnyObject {
@@ -87,7 +93,11 @@ enum ResultBridge {
         }
 
         mutating func append(_ key: String, _ value: AnyObject) {
-            keys.append(key as NSString)
+            append(key: key as NSString, value)
+        }
+
+        mutating func append(key: NSString, _ value: AnyObject) {
+            keys.append(key)
             values.append(value)
         }
 
