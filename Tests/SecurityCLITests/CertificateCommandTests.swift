@@ -40,18 +40,18 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
     }
 
     private func sha1(_ file: String) throws -> String {
-        let data = try Data(contentsOf: URL(fileURLWithPath: tool.home).appendingPathComponent(file))
+        // openssl reads and writes files, not pipes: Foundation's pipe reads trap on a
+        // signal-interrupted read (EINTR) on a loaded machine.
+        let home = URL(fileURLWithPath: tool.home)
+        let digest = home.appendingPathComponent(file + ".sha1")
         let hash = Process()
         hash.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        hash.arguments = ["dgst", "-sha1", "-r"]
-        let input = Pipe(), output = Pipe()
-        hash.standardInput = input
-        hash.standardOutput = output
+        hash.arguments = ["dgst", "-sha1", "-r", "-out", digest.path, home.appendingPathComponent(file).path]
+        hash.standardOutput = FileHandle.nullDevice
         try hash.run()
-        input.fileHandleForWriting.write(data)
-        try input.fileHandleForWriting.close()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         hash.waitUntilExit()
+        defer { try? FileManager.default.removeItem(at: digest) }
+        let text = String(decoding: try Data(contentsOf: digest), as: UTF8.self)
         return String(text.prefix(40)).uppercased()
     }
 

@@ -36,17 +36,25 @@ final class OpenSSLCommand {
         process.executableURL = URL(fileURLWithPath: Self.path ?? "/usr/bin/openssl")
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
+        // Standard input and output go through files, not pipes: Foundation's pipe reads trap on
+        // a signal-interrupted read (EINTR) on a loaded machine.
+        let name = UUID().uuidString
+        try (input ?? Data()).write(to: url(name + ".stdin"))
+        FileManager.default.createFile(atPath: url(name + ".stdout").path, contents: nil)
+        let stdin = try FileHandle(forReadingFrom: url(name + ".stdin"))
+        let stdout = try FileHandle(forWritingTo: url(name + ".stdout"))
+        defer {
+            try? stdin.close()
+            try? FileManager.default.removeItem(at: url(name + ".stdin"))
+            try? FileManager.default.removeItem(at: url(name + ".stdout"))
+        }
+        process.standardInput = stdin
+        process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
-        let inputPipe = Pipe()
-        process.standardInput = inputPipe
         try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(input) }
-        try inputPipe.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, data)
+        try stdout.close()
+        return (process.terminationStatus, try read(name + ".stdout"))
     }
 
     /// Runs `openssl` and requires success.
