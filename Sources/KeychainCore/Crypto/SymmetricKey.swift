@@ -101,22 +101,21 @@ struct SymmetricKey: Sendable {
     /// A key derived with HKDF-SHA256 from key material of any length (for example a
     /// passcode-derived secret joined with the device key).
     static func derive(from material: SecureBytes, purpose: String) throws -> SymmetricKey {
-        try material.withUnsafeBytes { bytes in
-            try SymmetricKey(
-                withEngineErrors {
-                    try OpenSSL.hkdfSHA256(key: bytes, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: byteCount)
-                })
-        }
+        try material.withUnsafeBytes { try hkdf($0, purpose: purpose) }
     }
 
     /// A subkey for one purpose, derived with HKDF-SHA256.
     func derive(purpose: String) throws -> SymmetricKey {
-        try bytes.withUnsafeBytes { key in
-            try SymmetricKey(
-                withEngineErrors {
-                    try OpenSSL.hkdfSHA256(key: key, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: Self.byteCount)
-                })
-        }
+        try bytes.withUnsafeBytes { try Self.hkdf($0, purpose: purpose) }
+    }
+
+    /// The key HKDF-SHA256 derives from `material` for `purpose`, with the keychain's salt.
+    private static func hkdf(_ material: UnsafeRawBufferPointer, purpose: String) throws -> SymmetricKey {
+        try SymmetricKey(
+            withEngineErrors {
+                try OpenSSL.hkdfSHA256(
+                    key: material, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: byteCount)
+            })
     }
 }
 
