@@ -40,10 +40,17 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // OpenSSL, wrapped once: the only module that imports COpenSSL (its API has `package` access).
+        .target(
+            name: "KeychainCrypto",
+            dependencies: ["COpenSSL"],
+            swiftSettings: strictFlags
+        ),
+
         // The engine: typed Swift, no CF types.
         .target(
             name: "KeychainCore",
-            dependencies: ["KeychainSQLite", "COpenSSL"],
+            dependencies: ["KeychainSQLite", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
 
@@ -94,7 +101,7 @@ let package = Package(
 
         .testTarget(
             name: "KeychainCoreTests",
-            dependencies: ["KeychainCore", "KeychainSQLite"],
+            dependencies: ["KeychainCore", "KeychainSQLite", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
         .testTarget(
@@ -111,7 +118,8 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "KeychainCore", "KeychainSQLite", "Security", "SecurityCLI", "SecurityTool", "KeychainCrashWriter",
+                "KeychainCore", "KeychainSQLite", "KeychainCrypto", "Security", "SecurityCLI", "SecurityTool",
+                "KeychainCrashWriter",
                 "PowerLossVFS",
             ],
             swiftSettings: strictFlags

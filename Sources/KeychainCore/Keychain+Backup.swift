@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Backup and restore of the whole keychain through a password-protected backup file
 /// (`BackupFile`), as Apple's encrypted backups carry the keychain: migratable items restore

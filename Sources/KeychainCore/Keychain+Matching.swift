@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 extension Keychain {
     /// Checks the request's explicit access group, and that the caller has any group at all.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// The passcode and lock state: Data Protection's user-facing side (which protection classes are
 /// open when, the passcode that wraps the class keys, and the delays after failed attempts).

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 
 /// One keychain: an encrypted SQLite store, the keybag whose class keys give

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Testing
 
 @testable import KeychainCore
@@ -16,13 +17,16 @@ struct AESGCMCipherTests {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
     }
 
-    /// The code `body` throws, or nil when it returns.
+    /// The engine's code for what `body` throws (the cipher's `OpenSSLError` as the engine
+    /// converts it at its boundary), or nil when it returns.
     private static func failure(_ body: () throws -> Void) -> KeychainError.Code? {
         do {
             try body()
             return nil
         } catch let error as KeychainError {
             return error.code
+        } catch let error as OpenSSLError {
+            return error.keychainError.code
         } catch {
             return .internal
         }

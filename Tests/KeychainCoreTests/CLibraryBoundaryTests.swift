@@ -2,14 +2,14 @@ import Foundation
 import Testing
 
 /// Each C library is imported by one place in the library's sources: SQLite by the
-/// `KeychainSQLite` module, OpenSSL by the engine's `OpenSSL/` wrappers. Swift lets any module of
+/// `KeychainSQLite` module, OpenSSL by the `KeychainCrypto` module. Swift lets any module of
 /// the package import a C module its dependencies use, so the boundary is checked here.
 @Suite("C libraries are imported behind their one wrapper")
 struct CLibraryBoundaryTests {
     /// Where each C module may be imported, as path prefixes under `Sources/`.
     static let allowed: [String: [String]] = [
         "CSQLite": ["Sources/KeychainSQLite/"],
-        "COpenSSL": ["Sources/KeychainCore/OpenSSL/"],
+        "COpenSSL": ["Sources/KeychainCrypto/"],
     ]
 
     /// The files under `Sources/` importing `module`, as paths from the repository root.

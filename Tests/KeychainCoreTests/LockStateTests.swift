@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Testing
 
 @_spi(Testing) @testable import KeychainCore

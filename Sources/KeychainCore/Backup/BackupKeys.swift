@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// The keys a backup password gives: scrypt (RFC 7914) of the password, from which HKDF derives
 /// the key that wraps migratable classes' backup keys, the header's MAC key, and (mixed with the
@@ -10,9 +11,11 @@ struct BackupKeys {
 
     /// Derives the keys; this is the slow step (its cost is the file's scrypt parameters).
     init(password: SecureBytes, kdf: BackupFile.KDFParameters, deviceKey: SymmetricKey) throws {
-        let material = try password.withUnsafeBytes { passwordBytes in
-            try kdf.salt.withUnsafeBytes {
-                try OpenSSL.scrypt(password: passwordBytes, salt: $0, log2N: kdf.log2N, r: kdf.r, p: kdf.p, length: 32)
+        let material = try withEngineErrors {
+            try password.withUnsafeBytes { passwordBytes in
+                try kdf.salt.withUnsafeBytes {
+                    try OpenSSL.scrypt(password: passwordBytes, salt: $0, log2N: kdf.log2N, r: kdf.r, p: kdf.p, length: 32)
+                }
             }
         }
         passwordWrapping = try SymmetricKey.derive(from: material, purpose: "backup password wrapping v1")

@@ -1,10 +1,11 @@
 import Foundation
+import KeychainCrypto
 
 /// Random bytes from OpenSSL's CSPRNG (seeded from the kernel).
 enum SecureRandom {
     /// Fills `buffer` with random bytes.
     static func fill(_ buffer: UnsafeMutableRawBufferPointer) throws {
-        try OpenSSL.randomBytes(buffer)
+        try withEngineErrors { try OpenSSL.randomBytes(buffer) }
     }
 
     /// `count` random bytes as `Data` (for values that are not secret: nonces, identifiers).
@@ -12,6 +13,13 @@ enum SecureRandom {
         var data = Data(count: count)
         try data.withUnsafeMutableBytes { try fill($0) }
         return data
+    }
+}
+
+extension SecureBytes {
+    /// `count` bytes from the system's CSPRNG.
+    static func random(count: Int) throws -> SecureBytes {
+        try SecureBytes(count: count) { try SecureRandom.fill($0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 
 /// A 256-bit key used for AES-256-GCM sealing, HMAC-SHA256 tokens and HKDF derivation.
@@ -74,7 +75,9 @@ struct SymmetricKey: Sendable {
         try nonce.withUnsafeBytes { nonce in
             try plaintext.withUnsafeBytes { message in
                 try aad.withUnsafeBytes { aad in
-                    try ciphers.withCipher(key: key) { try $0.sealBox(nonce: nonce, plaintext: message, aad: aad) }
+                    try withEngineErrors {
+                        try ciphers.withCipher(key: key) { try $0.sealBox(nonce: nonce, plaintext: message, aad: aad) }
+                    }
                 }
             }
         }
@@ -85,33 +88,34 @@ struct SymmetricKey: Sendable {
         _ box: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, aad: some ContiguousBytes, ciphers: AESGCMContextPool
     ) throws -> SecureBytes {
         try aad.withUnsafeBytes { aad in
-            try ciphers.withCipher(key: key) { try $0.openBox(box, aad: aad) }
+            try withEngineErrors { try ciphers.withCipher(key: key) { try $0.openBox(box, aad: aad) } }
         }
     }
 
     /// HMAC-SHA256 of `message` under this key.
     func authenticationCode<Message: ContiguousBytes>(for message: Message) throws -> Data {
         let key = try prepared.hmac(for: bytes)
-        return try message.withUnsafeBytes { try key.authenticate($0) }
+        return try message.withUnsafeBytes { message in try withEngineErrors { try key.authenticate(message) } }
     }
 
     /// A key derived with HKDF-SHA256 from key material of any length (for example a
     /// passcode-derived secret joined with the device key).
     static func derive(from material: SecureBytes, purpose: String) throws -> SymmetricKey {
-        try material.withUnsafeBytes { bytes in
-            try SymmetricKey(
-                OpenSSL.hkdfSHA256(
-                    key: bytes, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: byteCount))
-        }
+        try material.withUnsafeBytes { try hkdf($0, purpose: purpose) }
     }
 
     /// A subkey for one purpose, derived with HKDF-SHA256.
     func derive(purpose: String) throws -> SymmetricKey {
-        try bytes.withUnsafeBytes { key in
-            try SymmetricKey(
-                OpenSSL.hkdfSHA256(
-                    key: key, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: Self.byteCount))
-        }
+        try bytes.withUnsafeBytes { try Self.hkdf($0, purpose: purpose) }
+    }
+
+    /// The key HKDF-SHA256 derives from `material` for `purpose`, with the keychain's salt.
+    private static func hkdf(_ material: UnsafeRawBufferPointer, purpose: String) throws -> SymmetricKey {
+        try SymmetricKey(
+            withEngineErrors {
+                try OpenSSL.hkdfSHA256(
+                    key: material, salt: Array("swift-keychain".utf8), info: Array(purpose.utf8), length: byteCount)
+            })
     }
 }
 
@@ -126,7 +130,7 @@ final class PreparedKey: Sendable {
     func hmac(for bytes: SecureBytes) throws -> OpenSSL.HMACKey {
         try hmacKey.withLock { prepared in
             if let prepared { return prepared }
-            let key = try bytes.withUnsafeBytes { try OpenSSL.HMACKey(key: $0) }
+            let key = try bytes.withUnsafeBytes { bytes in try withEngineErrors { try OpenSSL.HMACKey(key: bytes) } }
             prepared = key
             return key
         }
@@ -145,11 +149,11 @@ enum ConstantTime {
 enum Digest {
     /// SHA-1, as Apple uses for `kSecAttrApplicationLabel`, `kSecAttrPublicKeyHash` and `sha1`.
     static func sha1(_ data: Data) throws -> Data {
-        try data.withUnsafeBytes { try OpenSSL.digest("SHA1", $0) }
+        try data.withUnsafeBytes { bytes in try withEngineErrors { try OpenSSL.digest("SHA1", bytes) } }
     }
 
     /// SHA-256.
     static func sha256(_ data: Data) throws -> Data {
-        try data.withUnsafeBytes { try OpenSSL.digest("SHA256", $0) }
+        try data.withUnsafeBytes { bytes in try withEngineErrors { try OpenSSL.digest("SHA256", bytes) } }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Buffers for secrets that leave the engine: the bytes are zeroed (`OPENSSL_cleanse`) before
 /// the memory is freed, so a released result leaves no copy of the secret on the heap.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Where the device key comes from: the secret, standing in for Apple's hardware UID, that every
 /// keybag key is wrapped with, and that binds `…ThisDeviceOnly` items to this machine.

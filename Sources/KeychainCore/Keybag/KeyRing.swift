@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 
 /// The keys one process holds for one keychain, which make its lock state real: a class is

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Wrapping and unwrapping the keybag's keys.
 extension Keybag {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Turns a passcode into key material: PBKDF2-HMAC-SHA256 with the keybag's salt and an iteration
 /// count calibrated when the passcode is set, so that one attempt costs about 80 ms on the machine
@@ -19,9 +20,11 @@ enum PasscodeKDF {
         guard (1...maximumIterations).contains(iterations) else {
             throw KeychainError(.invalidKeychain, "the keybag's iteration count is out of range")
         }
-        return try passcode.withUnsafeBytes { password in
-            try salt.withUnsafeBytes {
-                try OpenSSL.pbkdf2SHA256(password: password, salt: $0, iterations: iterations, length: outputLength)
+        return try withEngineErrors {
+            try passcode.withUnsafeBytes { password in
+                try salt.withUnsafeBytes {
+                    try OpenSSL.pbkdf2SHA256(password: password, salt: $0, iterations: iterations, length: outputLength)
+                }
             }
         }
     }

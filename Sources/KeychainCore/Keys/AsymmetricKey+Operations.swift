@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// `SecKeyCreateSignature`, `SecKeyVerifySignature`, `SecKeyCreateEncryptedData`,
 /// `SecKeyCreateDecryptedData`, `SecKeyCopyKeyExchangeResult` and `SecKeyIsAlgorithmSupported`,
@@ -15,31 +16,33 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the key does not support the algorithm or the input has the
     ///   wrong size for it.
     public func sign(_ algorithm: String, _ data: Data) throws -> Data {
-        let decoded = try resolve(.sign, algorithm)
-        switch decoded {
-        case .rsaSignatureRaw:
-            let padded = try leftPadded(data, to: blockSize, algorithm: algorithm)
-            return try padded.withUnsafeBytes { try backing.sign($0, padding: RSAPadding.none) }
-        case .rsaSignaturePKCS1v15(let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            if digest == nil, value.count > blockSize - 11 { throw KeychainError.param("RSAsign wrong input data length") }
-            return try value.withUnsafeBytes { try backing.sign($0, padding: .pkcs1(digest: digest?.rawValue)) }
-        case .rsaSignaturePSS(let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            guard sizeInBits >= 2 * 8 * digest.length + 9 else {
-                throw KeychainError.param("\(algorithm): algorithm incompatible with \(sizeInBits) bit RSA key")
+        return try withEngineErrors {
+            let decoded = try resolve(.sign, algorithm)
+            switch decoded {
+            case .rsaSignatureRaw:
+                let padded = try leftPadded(data, to: blockSize, algorithm: algorithm)
+                return try padded.withUnsafeBytes { try backing.sign($0, padding: RSAPadding.none) }
+            case .rsaSignaturePKCS1v15(let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                if digest == nil, value.count > blockSize - 11 { throw KeychainError.param("RSAsign wrong input data length") }
+                return try value.withUnsafeBytes { try backing.sign($0, padding: .pkcs1(digest: digest?.rawValue)) }
+            case .rsaSignaturePSS(let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                guard sizeInBits >= 2 * 8 * digest.length + 9 else {
+                    throw KeychainError.param("\(algorithm): algorithm incompatible with \(sizeInBits) bit RSA key")
+                }
+                return try value.withUnsafeBytes { try backing.sign($0, padding: .pss(digest: digest.rawValue)) }
+            case .ecdsa(let format, let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                let der = try value.withUnsafeBytes { try backing.sign($0, padding: nil) }
+                guard format == .rfc4754 else { return der }
+                guard let raw = ECDSASignatureFormat.raw(fromDER: der, fieldSize: blockSize) else {
+                    throw KeychainError(.internal, "Wrong ECDSA X962 signature")
+                }
+                return raw
+            default:
+                throw notSupported(algorithm)
             }
-            return try value.withUnsafeBytes { try backing.sign($0, padding: .pss(digest: digest.rawValue)) }
-        case .ecdsa(let format, let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            let der = try value.withUnsafeBytes { try backing.sign($0, padding: nil) }
-            guard format == .rfc4754 else { return der }
-            guard let raw = ECDSASignatureFormat.raw(fromDER: der, fieldSize: blockSize) else {
-                throw KeychainError(.internal, "Wrong ECDSA X962 signature")
-            }
-            return raw
-        default:
-            throw notSupported(algorithm)
         }
     }
 
@@ -48,42 +51,44 @@ extension AsymmetricKey {
     /// - Throws: `errSecVerifyFailed` when the signature does not match (or is malformed);
     ///   `errSecParam` when the key does not support the algorithm or a digest has the wrong size.
     public func verify(_ algorithm: String, _ data: Data, signature: Data) throws {
-        let decoded = try resolve(.verify, algorithm)
-        let valid: Bool
-        switch decoded {
-        case .rsaSignatureRaw:
-            guard let recovered = try signature.withUnsafeBytes({ try backing.recoverRaw($0) }) else {
-                throw Self.rsaMismatch
-            }
-            valid = Data(recovered.drop { $0 == 0 }) == data
-        case .rsaSignaturePKCS1v15(let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            valid = try value.withUnsafeBytes { message in
-                try signature.withUnsafeBytes { try backing.verify(message, signature: $0, padding: .pkcs1(digest: digest?.rawValue)) }
-            }
-        case .rsaSignaturePSS(let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            valid = try value.withUnsafeBytes { message in
-                try signature.withUnsafeBytes { try backing.verify(message, signature: $0, padding: .pss(digest: digest.rawValue)) }
-            }
-        case .ecdsa(let format, let digest, let input):
-            let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-            let der: Data
-            if format == .rfc4754 {
-                guard let converted = ECDSASignatureFormat.der(fromRaw: signature, fieldSize: blockSize) else {
-                    throw Self.ecMismatch
+        try withEngineErrors {
+            let decoded = try resolve(.verify, algorithm)
+            let valid: Bool
+            switch decoded {
+            case .rsaSignatureRaw:
+                guard let recovered = try signature.withUnsafeBytes({ try backing.recoverRaw($0) }) else {
+                    throw Self.rsaMismatch
                 }
-                der = converted
-            } else {
-                der = signature
+                valid = Data(recovered.drop { $0 == 0 }) == data
+            case .rsaSignaturePKCS1v15(let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                valid = try value.withUnsafeBytes { message in
+                    try signature.withUnsafeBytes { try backing.verify(message, signature: $0, padding: .pkcs1(digest: digest?.rawValue)) }
+                }
+            case .rsaSignaturePSS(let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                valid = try value.withUnsafeBytes { message in
+                    try signature.withUnsafeBytes { try backing.verify(message, signature: $0, padding: .pss(digest: digest.rawValue)) }
+                }
+            case .ecdsa(let format, let digest, let input):
+                let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
+                let der: Data
+                if format == .rfc4754 {
+                    guard let converted = ECDSASignatureFormat.der(fromRaw: signature, fieldSize: blockSize) else {
+                        throw Self.ecMismatch
+                    }
+                    der = converted
+                } else {
+                    der = signature
+                }
+                valid = try value.withUnsafeBytes { message in
+                    try der.withUnsafeBytes { try backing.verify(message, signature: $0, padding: nil) }
+                }
+            default:
+                throw notSupported(algorithm)
             }
-            valid = try value.withUnsafeBytes { message in
-                try der.withUnsafeBytes { try backing.verify(message, signature: $0, padding: nil) }
-            }
-        default:
-            throw notSupported(algorithm)
+            guard valid else { throw type == .rsa ? Self.rsaMismatch : Self.ecMismatch }
         }
-        guard valid else { throw type == .rsa ? Self.rsaMismatch : Self.ecMismatch }
     }
 
     /// Encrypts `plaintext` with this public key.
@@ -91,20 +96,22 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the key does not support the algorithm or the plaintext
     ///   is too long for it.
     public func encrypt(_ algorithm: String, _ plaintext: Data, parameters: KeyOperationParameters = .init()) throws -> Data {
-        switch try resolve(.encrypt, algorithm) {
-        case .rsaEncryptionRaw:
-            let padded = try leftPadded(plaintext, to: blockSize, algorithm: algorithm)
-            return try padded.withUnsafeBytes { try backing.encrypt($0, padding: RSAPadding.none) }
-        case .rsaEncryptionPKCS1:
-            return try plaintext.withUnsafeBytes { try backing.encrypt($0, padding: .pkcs1(digest: nil)) }
-        case .rsaEncryptionOAEP(let digest):
-            return try plaintext.withUnsafeBytes { try backing.encrypt($0, padding: .oaep(digest: digest.rawValue)) }
-        case .rsaEncryptionOAEPAESGCM(let digest):
-            return try RSAAESGCM.encrypt(plaintext, key: self, digest: digest)
-        case .ecies(let digest, _, let variableIV):
-            return try ECIES.encrypt(plaintext, recipient: self, digest: digest, variableIV: variableIV, parameters: parameters)
-        default:
-            throw notSupported(algorithm)
+        return try withEngineErrors {
+            switch try resolve(.encrypt, algorithm) {
+            case .rsaEncryptionRaw:
+                let padded = try leftPadded(plaintext, to: blockSize, algorithm: algorithm)
+                return try padded.withUnsafeBytes { try backing.encrypt($0, padding: RSAPadding.none) }
+            case .rsaEncryptionPKCS1:
+                return try plaintext.withUnsafeBytes { try backing.encrypt($0, padding: .pkcs1(digest: nil)) }
+            case .rsaEncryptionOAEP(let digest):
+                return try plaintext.withUnsafeBytes { try backing.encrypt($0, padding: .oaep(digest: digest.rawValue)) }
+            case .rsaEncryptionOAEPAESGCM(let digest):
+                return try RSAAESGCM.encrypt(plaintext, key: self, digest: digest)
+            case .ecies(let digest, _, let variableIV):
+                return try ECIES.encrypt(plaintext, recipient: self, digest: digest, variableIV: variableIV, parameters: parameters)
+            default:
+                throw notSupported(algorithm)
+            }
         }
     }
 
@@ -113,20 +120,22 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the key does not support the algorithm or the ciphertext is
     ///   wrong (bad padding, failed authentication, too short).
     public func decrypt(_ algorithm: String, _ ciphertext: Data, parameters: KeyOperationParameters = .init()) throws -> SecureBytes {
-        switch try resolve(.decrypt, algorithm) {
-        case .rsaEncryptionRaw:
-            let padded = try leftPadded(ciphertext, to: blockSize, algorithm: algorithm)
-            return try padded.withUnsafeBytes { try backing.decrypt($0, padding: RSAPadding.none) }
-        case .rsaEncryptionPKCS1:
-            return try ciphertext.withUnsafeBytes { try backing.decrypt($0, padding: .pkcs1(digest: nil)) }
-        case .rsaEncryptionOAEP(let digest):
-            return try ciphertext.withUnsafeBytes { try backing.decrypt($0, padding: .oaep(digest: digest.rawValue)) }
-        case .rsaEncryptionOAEPAESGCM(let digest):
-            return try RSAAESGCM.decrypt(ciphertext, key: self, digest: digest)
-        case .ecies(let digest, _, let variableIV):
-            return try ECIES.decrypt(ciphertext, key: self, digest: digest, variableIV: variableIV, parameters: parameters)
-        default:
-            throw notSupported(algorithm)
+        return try withEngineErrors {
+            switch try resolve(.decrypt, algorithm) {
+            case .rsaEncryptionRaw:
+                let padded = try leftPadded(ciphertext, to: blockSize, algorithm: algorithm)
+                return try padded.withUnsafeBytes { try backing.decrypt($0, padding: RSAPadding.none) }
+            case .rsaEncryptionPKCS1:
+                return try ciphertext.withUnsafeBytes { try backing.decrypt($0, padding: .pkcs1(digest: nil)) }
+            case .rsaEncryptionOAEP(let digest):
+                return try ciphertext.withUnsafeBytes { try backing.decrypt($0, padding: .oaep(digest: digest.rawValue)) }
+            case .rsaEncryptionOAEPAESGCM(let digest):
+                return try RSAAESGCM.decrypt(ciphertext, key: self, digest: digest)
+            case .ecies(let digest, _, let variableIV):
+                return try ECIES.decrypt(ciphertext, key: self, digest: digest, variableIV: variableIV, parameters: parameters)
+            default:
+                throw notSupported(algorithm)
+            }
         }
     }
 
@@ -136,14 +145,16 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` for an unsupported algorithm, a peer of another curve, or a
     ///   missing `requestedSize`.
     public func keyExchange(_ algorithm: String, peer: AsymmetricKey, parameters: KeyOperationParameters) throws -> SecureBytes {
-        guard case .ecdh(_, let kdf) = try resolve(.keyExchange, algorithm) else { throw notSupported(algorithm) }
-        guard peer.kind == kind else { throw KeychainError.param("ECpriv sharedsecret: bad public key") }
-        let secret = try backing.deriveSharedSecret(with: try peer.publicKey().backing)
-        guard let kdf else { return secret }
-        guard let size = parameters.requestedSize, size >= 0 else {
-            throw KeychainError.param("kSecKeyKeyExchangeParameterRequestedSize is missing")
+        return try withEngineErrors {
+            guard case .ecdh(_, let kdf) = try resolve(.keyExchange, algorithm) else { throw notSupported(algorithm) }
+            guard peer.kind == kind else { throw KeychainError.param("ECpriv sharedsecret: bad public key") }
+            let secret = try backing.deriveSharedSecret(with: try peer.publicKey().backing)
+            guard let kdf else { return secret }
+            guard let size = parameters.requestedSize, size >= 0 else {
+                throw KeychainError.param("kSecKeyKeyExchangeParameterRequestedSize is missing")
+            }
+            return try X963KDF.derive(digest: kdf, secret: secret, sharedInfo: parameters.sharedInfo ?? Data(), length: size)
         }
-        return try X963KDF.derive(digest: kdf, secret: secret, sharedInfo: parameters.sharedInfo ?? Data(), length: size)
     }
 
     // MARK: - Helpers

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 extension AsymmetricKey {
     /// Creates a key from Apple's external representation (`SecKeyCreateWithData`): for EC the
@@ -13,7 +14,7 @@ extension AsymmetricKey {
             throw KeychainError(.unimplemented, "Unsupported symmetric key type")
         }
         do {
-            let key: EVPKey = try data.withUnsafeBytes { bytes in
+            let key: EVPKey = try withEngineErrors { try data.withUnsafeBytes { bytes in
                 switch (type, keyClass) {
                 case (.ellipticCurve, .public):
                     guard let curve = ECCurve.forPublicLength(bytes.count), bytes.first == 0x04 else {
@@ -36,7 +37,7 @@ extension AsymmetricKey {
                 case (.rsa, _):
                     return try EVPKey.rsaPrivate(pkcs1: bytes)
                 }
-            }
+            } }
             let created = try AsymmetricKey(key)
             guard created.keyClass == keyClass else { throw KeychainError.param("key data does not match kSecAttrKeyClass") }
             self = created
@@ -50,7 +51,7 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the scalar is not a valid private key of `curve`.
     public init(ecPrivateScalar scalar: Data, curve: ECCurve) throws {
         do {
-            let key = try scalar.withUnsafeBytes { try EVPKey.ec(group: curve.groupName, scalar: $0) }
+            let key = try withEngineErrors { try scalar.withUnsafeBytes { try EVPKey.ec(group: curve.groupName, scalar: $0) } }
             try self.init(key)
         } catch let error as KeychainError where error.code == .decode {
             throw KeychainError.param("EC private key creation from data failed")
@@ -65,19 +66,21 @@ extension AsymmetricKey {
     /// Apple's external representation (`SecKeyCopyExternalRepresentation`), in a buffer that
     /// is zeroed when released (it holds the private key for private keys).
     public func externalRepresentation() throws -> SecureBytes {
-        switch (kind, keyClass) {
-        case (.rsa, .private):
-            return try backing.rsaPrivatePKCS1()
-        case (.ellipticCurve(let curve), .private):
-            let scalar = try backing.ecScalar(length: curve.fieldSize)
-            return SecureBytes(count: publicKeyBytes.count + scalar.count) { out in
-                publicKeyBytes.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                scalar.withUnsafeBytes {
-                    out.baseAddress!.advanced(by: publicKeyBytes.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        return try withEngineErrors {
+            switch (kind, keyClass) {
+            case (.rsa, .private):
+                return try backing.rsaPrivatePKCS1()
+            case (.ellipticCurve(let curve), .private):
+                let scalar = try backing.ecScalar(length: curve.fieldSize)
+                return SecureBytes(count: publicKeyBytes.count + scalar.count) { out in
+                    publicKeyBytes.withUnsafeBytes { out.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    scalar.withUnsafeBytes {
+                        out.baseAddress!.advanced(by: publicKeyBytes.count).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+                    }
                 }
+            default:
+                return SecureBytes(copying: publicKeyBytes)
             }
-        default:
-            return SecureBytes(copying: publicKeyBytes)
         }
     }
 
@@ -105,8 +108,10 @@ extension AsymmetricKey {
     /// PEM of the key: `PRIVATE KEY` (PKCS#8, encrypted when a passphrase is given) or
     /// `PUBLIC KEY`.
     public func pem(passphrase: String?) throws -> SecureBytes {
-        if keyClass == .private { return try backing.privateKeyPEM(passphrase: passphrase) }
-        return SecureBytes(copying: try backing.publicKeyPEM())
+        return try withEngineErrors {
+            if keyClass == .private { return try backing.privateKeyPEM(passphrase: passphrase) }
+            return SecureBytes(copying: try backing.publicKeyPEM())
+        }
     }
 
     /// Reads a key file: PEM (`PRIVATE KEY`, `ENCRYPTED PRIVATE KEY`, `RSA PRIVATE KEY`,
@@ -118,7 +123,7 @@ extension AsymmetricKey {
     public static func importing(_ data: Data, passphrase: String?) throws -> AsymmetricKey {
         let text = String(decoding: data.prefix(64 << 10), as: UTF8.self)
         do {
-            return try data.withUnsafeBytes { bytes in
+            return try withEngineErrors { try data.withUnsafeBytes { bytes in
                 if text.contains("-----BEGIN PUBLIC KEY-----") {
                     return try AsymmetricKey(EVPKey.publicKeyPEM(bytes))
                 }
@@ -130,7 +135,7 @@ extension AsymmetricKey {
                 }
                 if let key = try? EVPKey.privateKeyDER(bytes) { return try AsymmetricKey(key) }
                 return try AsymmetricKey(EVPKey.subjectPublicKeyInfo(bytes))
-            }
+            } }
         } catch let error as KeychainError where error.code == .decode {
             throw KeychainError(.unknownFormat, "the file is not a key in a known format")
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// An RSA or elliptic-curve key, public or private: the engine's `SecKey`.
 ///
@@ -30,10 +31,10 @@ public struct AsymmetricKey: Hashable, Sendable {
     init(_ key: EVPKey) throws {
         if key.isRSA {
             kind = .rsa(bits: key.bits)
-            publicKeyBytes = try key.rsaPublicPKCS1()
+            publicKeyBytes = try withEngineErrors { try key.rsaPublicPKCS1() }
         } else if key.isEC, let curve = key.groupName.flatMap(ECCurve.init(groupName:)) {
             kind = .ellipticCurve(curve)
-            publicKeyBytes = try key.ecPoint()
+            publicKeyBytes = try withEngineErrors { try key.ecPoint() }
         } else {
             throw KeychainError.param("Unsupported key type")
         }
@@ -66,12 +67,12 @@ public struct AsymmetricKey: Hashable, Sendable {
             guard let curve = ECCurve(rawValue: bits) else {
                 throw KeychainError(.keySizeNotAllowed, "EC key size is not supported")
             }
-            return try AsymmetricKey(EVPKey.generateEC(group: curve.groupName))
+            return try AsymmetricKey(withEngineErrors { try EVPKey.generateEC(group: curve.groupName) })
         case .rsa:
             guard (512...8192).contains(bits), bits % 8 == 0 else {
                 throw KeychainError(.keySizeNotAllowed, "RSA key size is not supported")
             }
-            return try AsymmetricKey(EVPKey.generateRSA(bits: bits))
+            return try AsymmetricKey(withEngineErrors { try EVPKey.generateRSA(bits: bits) })
         }
     }
 
@@ -106,19 +107,21 @@ public struct AsymmetricKey: Hashable, Sendable {
 
     /// The public half (`SecKeyCopyPublicKey`); a public key returns itself.
     public func publicKey() throws -> AsymmetricKey {
-        guard keyClass == .private else { return self }
-        switch kind {
-        case .rsa:
-            return try publicKeyBytes.withUnsafeBytes { try AsymmetricKey(EVPKey.rsaPublic(pkcs1: $0)) }
-        case .ellipticCurve(let curve):
-            return try publicKeyBytes.withUnsafeBytes {
-                try AsymmetricKey(EVPKey.ec(group: curve.groupName, point: $0, scalar: nil))
+        return try withEngineErrors {
+            guard keyClass == .private else { return self }
+            switch kind {
+            case .rsa:
+                return try publicKeyBytes.withUnsafeBytes { try AsymmetricKey(EVPKey.rsaPublic(pkcs1: $0)) }
+            case .ellipticCurve(let curve):
+                return try publicKeyBytes.withUnsafeBytes {
+                    try AsymmetricKey(EVPKey.ec(group: curve.groupName, point: $0, scalar: nil))
+                }
             }
         }
     }
 
     /// The X.509 `SubjectPublicKeyInfo` DER of the public key.
     public func subjectPublicKeyInfo() throws -> Data {
-        try publicKey().backing.subjectPublicKeyInfo()
+        try withEngineErrors { try publicKey().backing.subjectPublicKeyInfo() }
     }
 }

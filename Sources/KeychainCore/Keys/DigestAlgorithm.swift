@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// The message digests Apple's key algorithms name.
 public enum DigestAlgorithm: String, Sendable, CaseIterable {
@@ -32,7 +33,7 @@ public enum DigestAlgorithm: String, Sendable, CaseIterable {
 
     /// The digest of `message`.
     func hash<Bytes: ContiguousBytes>(_ message: Bytes) throws -> Data {
-        try message.withUnsafeBytes { try OpenSSL.digest(rawValue, $0) }
+        try withEngineErrors { try message.withUnsafeBytes { try OpenSSL.digest(rawValue, $0) } }
     }
 }
 

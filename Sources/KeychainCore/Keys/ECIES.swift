@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Apple's ECIES (`kSecKeyAlgorithmECIESEncryption…`, `SecKeyAdaptors.m`): an ephemeral key of
 /// the recipient's curve, ECDH, the ANSI X9.63 KDF with SharedInfo = ephemeral public key ‖
@@ -14,7 +15,7 @@ enum ECIES {
     ) throws -> Data {
         guard case .ellipticCurve(let curve) = recipient.kind else { throw KeychainError.param("ECIES needs an EC key") }
         let ephemeral = try AsymmetricKey.generate(type: .ellipticCurve, bits: curve.rawValue)
-        let secret = try ephemeral.backing.deriveSharedSecret(with: recipient.backing)
+        let secret = try withEngineErrors { try ephemeral.backing.deriveSharedSecret(with: recipient.backing) }
         let material = try keyMaterial(
             secret: secret, ephemeralPublic: ephemeral.publicKeyBytes, recipientPublic: recipient.publicKeyBytes,
             digest: digest, variableIV: variableIV, parameters: parameters)
@@ -22,7 +23,7 @@ enum ECIES {
             try material.iv.withUnsafeBytes { iv in
                 try plaintext.withUnsafeBytes { message in
                     try (parameters.aad ?? Data()).withUnsafeBytes { aad in
-                        try AESGCMCipher.seal(key: key, nonce: iv, plaintext: message, aad: aad)
+                        try withEngineErrors { try AESGCMCipher.seal(key: key, nonce: iv, plaintext: message, aad: aad) }
                     }
                 }
             }
@@ -42,7 +43,7 @@ enum ECIES {
             throw KeychainError.param("ECIES: Input data too short")
         }
         let ephemeral = try AsymmetricKey(externalRepresentation: ephemeralPoint, type: .ellipticCurve, keyClass: .public)
-        let secret = try key.backing.deriveSharedSecret(with: ephemeral.backing)
+        let secret = try withEngineErrors { try key.backing.deriveSharedSecret(with: ephemeral.backing) }
         let material = try keyMaterial(
             secret: secret, ephemeralPublic: ephemeralPoint, recipientPublic: key.publicKeyBytes, digest: digest,
             variableIV: variableIV, parameters: parameters)
@@ -51,7 +52,7 @@ enum ECIES {
                 try material.iv.withUnsafeBytes { iv in
                     try ciphertext.dropFirst(pointLength).withUnsafeBytes { sealed in
                         try (parameters.aad ?? Data()).withUnsafeBytes { aad in
-                            try AESGCMCipher.open(key: aesKey, nonce: iv, sealed: sealed, aad: aad)
+                            try withEngineErrors { try AESGCMCipher.open(key: aesKey, nonce: iv, sealed: sealed, aad: aad) }
                         }
                     }
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Apple's RSA-OAEP-AESGCM (`kSecKeyAlgorithmRSAEncryptionOAEP…AESGCM`): a random AES key
 /// (128-bit for moduli under 4096 bits, else 256-bit) wrapped with RSA-OAEP; AES-GCM over the
@@ -10,12 +11,14 @@ enum RSAAESGCM {
     /// Encrypts to `key` (an RSA public key).
     static func encrypt(_ plaintext: Data, key: AsymmetricKey, digest: DigestAlgorithm) throws -> Data {
         let sessionKey = try SecureBytes.random(count: key.sizeInBits >= 4096 ? 32 : 16)
-        let wrapped = try sessionKey.withUnsafeBytes { try key.backing.encrypt($0, padding: .oaep(digest: digest.rawValue)) }
+        let wrapped = try sessionKey.withUnsafeBytes { bytes in
+            try withEngineErrors { try key.backing.encrypt(bytes, padding: .oaep(digest: digest.rawValue)) }
+        }
         let sealed = try sessionKey.withUnsafeBytes { aesKey in
             try iv.withUnsafeBytes { iv in
                 try plaintext.withUnsafeBytes { message in
                     try key.publicKeyBytes.withUnsafeBytes { aad in
-                        try AESGCMCipher.seal(key: aesKey, nonce: iv, plaintext: message, aad: aad)
+                        try withEngineErrors { try AESGCMCipher.seal(key: aesKey, nonce: iv, plaintext: message, aad: aad) }
                     }
                 }
             }
@@ -29,8 +32,8 @@ enum RSAAESGCM {
         guard ciphertext.count >= wrappedLength + AESGCMCipher.tagLength else {
             throw KeychainError.param("RSA-WRAP too short input data")
         }
-        let sessionKey = try ciphertext.prefix(wrappedLength).withUnsafeBytes {
-            try key.backing.decrypt($0, padding: .oaep(digest: digest.rawValue))
+        let sessionKey = try ciphertext.prefix(wrappedLength).withUnsafeBytes { bytes in
+            try withEngineErrors { try key.backing.decrypt(bytes, padding: .oaep(digest: digest.rawValue)) }
         }
         guard sessionKey.count == (key.sizeInBits >= 4096 ? 32 : 16) else {
             throw KeychainError.param("RSA-WRAP bad ciphertext, unexpected session key size")
@@ -40,7 +43,7 @@ enum RSAAESGCM {
                 try iv.withUnsafeBytes { iv in
                     try ciphertext.dropFirst(wrappedLength).withUnsafeBytes { sealed in
                         try key.publicKeyBytes.withUnsafeBytes { aad in
-                            try AESGCMCipher.open(key: aesKey, nonce: iv, sealed: sealed, aad: aad)
+                            try withEngineErrors { try AESGCMCipher.open(key: aesKey, nonce: iv, sealed: sealed, aad: aad) }
                         }
                     }
                 }

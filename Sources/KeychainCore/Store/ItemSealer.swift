@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Seals and opens item records with AES-256-GCM under the keys of the item's protection class,
 /// binding each ciphertext to the item's identity.

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// The rollback ledger's root (`RollbackLedger`): the node digests and what must hold for the
 /// keychain as a whole, authenticated by a MAC under the ledger key.

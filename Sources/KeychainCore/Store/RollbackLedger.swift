@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 
 /// The keychain's authenticated record of which items exist and of each one's current

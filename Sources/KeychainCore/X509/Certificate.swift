@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// An X.509 certificate: the engine's `SecCertificate`.
 ///
@@ -32,25 +33,26 @@ public struct Certificate: Hashable, Sendable {
     ///   not DER), an issuer or subject that is not a well-formed `Name`, or a subject key
     ///   identifier or alternative name extension whose value does not decode.
     public init(der: Data) throws {
-        backing = try der.withUnsafeBytes { try X509Certificate(der: $0) }
+        let parsed = try withEngineErrors { try der.withUnsafeBytes { try X509Certificate(der: $0) } }
+        backing = parsed
         try DERNode.requireDefiniteLengths(der)
         self.der = der
-        version = backing.version
-        serialNumber = try backing.serialNumber()
-        issuer = try DistinguishedName(DERNode.parse(backing.issuerName()))
-        subject = try DistinguishedName(DERNode.parse(backing.subjectName()))
-        publicKeyBits = try backing.subjectPublicKeyBits()
+        version = parsed.version
+        serialNumber = try withEngineErrors { try parsed.serialNumber() }
+        issuer = try DistinguishedName(DERNode.parse(withEngineErrors { try parsed.issuerName() }))
+        subject = try DistinguishedName(DERNode.parse(withEngineErrors { try parsed.subjectName() }))
+        publicKeyBits = try withEngineErrors { try parsed.subjectPublicKeyBits() }
         // The last subject key identifier counts; every alternative name extension's names do, in order.
         var keyID: Data?
-        for value in backing.extensionValues(X509Certificate.subjectKeyIdentifierExtension) {
+        for value in parsed.extensionValues(X509Certificate.subjectKeyIdentifierExtension) {
             try DERNode.requireDefiniteLengths(value)
-            keyID = try X509Certificate.keyIdentifier(value)
+            keyID = try withEngineErrors { try X509Certificate.keyIdentifier(value) }
         }
         var emails = subject.values(of: DistinguishedName.emailAddress)
         var dns: [String] = []
-        for value in backing.extensionValues(X509Certificate.subjectAlternativeNameExtension) {
+        for value in parsed.extensionValues(X509Certificate.subjectAlternativeNameExtension) {
             try DERNode.requireDefiniteLengths(value)
-            let names = try X509Certificate.alternativeNames(value)
+            let names = try withEngineErrors { try X509Certificate.alternativeNames(value) }
             emails += names.emailAddresses
             dns += names.dnsNames
         }
@@ -90,7 +92,7 @@ public struct Certificate: Hashable, Sendable {
 
     /// The subject public key (`SecCertificateCopyKey`).
     public func publicKey() throws -> AsymmetricKey {
-        try AsymmetricKey(importing: backing.publicKey())
+        try AsymmetricKey(importing: withEngineErrors { try backing.publicKey() })
     }
 
     /// The attributes Apple extracts when a certificate is added by `kSecValueRef`

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// A PKCS#12 file (`.p12`, `.pfx`): what `SecPKCS12Import` and `security import` read and
 /// `security export -f pkcs12` writes. Files from current OpenSSL (AES, PBKDF2) and from older
@@ -22,10 +23,11 @@ public struct PKCS12File: Sendable {
     /// - Throws: `errSecAuthFailed` for a wrong password; `errSecDecode` for input that is not a
     ///   PKCS#12 file or cannot be decrypted. Never traps on malformed input.
     public init(data: Data, password: String) throws {
-        let archive = try data.withUnsafeBytes { try PKCS12Archive(der: $0) }
-        let contents = try archive.open(password: password)
-        var certificates = try contents.chain.map { try Certificate(der: $0.der()) }
-        var leaf = try contents.certificate.map { try Certificate(der: $0.der()) }
+        let contents = try withEngineErrors {
+            try data.withUnsafeBytes { try PKCS12Archive(der: $0) }.open(password: password)
+        }
+        var certificates = try contents.chain.map { certificate in try Certificate(der: withEngineErrors { try certificate.der() }) }
+        var leaf = try contents.certificate.map { certificate in try Certificate(der: withEngineErrors { try certificate.der() }) }
         let key = try contents.privateKey.map { try AsymmetricKey(importing: $0) }
         if leaf == nil, key == nil, !certificates.isEmpty { leaf = certificates.removeFirst() }
         certificate = leaf
@@ -59,10 +61,12 @@ public struct PKCS12File: Sendable {
     ///   - certificates: further certificates.
     ///   - password: the file's password.
     public static func export(identity: Identity?, certificates: [Certificate], password: String) throws -> Data {
-        try PKCS12Archive.create(
-            key: identity?.privateKey.backing, certificate: identity?.certificate.backing,
-            chain: certificates.map(\.backing), password: password,
-            friendlyName: identity?.certificate.subjectSummary)
+        try withEngineErrors {
+            try PKCS12Archive.create(
+                key: identity?.privateKey.backing, certificate: identity?.certificate.backing,
+                chain: certificates.map(\.backing), password: password,
+                friendlyName: identity?.certificate.subjectSummary)
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 @testable import KeychainCore
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// Opens version-1 rows (the project's first storage format): metadata sealed under the single
 /// metadata key with the class, UUID and token as associated data; secrets under per-item keys

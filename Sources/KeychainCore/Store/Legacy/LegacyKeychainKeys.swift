@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// The keys of a version-1 keychain (the project's first storage format): a 256-bit root key in a
 /// 0600 file beside the database (`<keychain>.key`), from which three subkeys were derived with

@@ -5,36 +5,36 @@ import Foundation
 /// parse: every value a `Certificate` exposes comes from here, so the certificate is parsed once.
 extension X509Certificate {
     /// The version field: 0 for v1, 2 for v3 (0 when absent, its default).
-    var version: Int { Int(X509_get_version(pointer)) }
+    package var version: Int { Int(X509_get_version(pointer)) }
 
     /// The serial number as the content octets of its DER INTEGER (big-endian two's complement,
     /// with the leading zero a positive number whose top bit is set needs).
-    func serialNumber() throws -> Data {
-        guard let serial = X509_get0_serialNumber(pointer) else { throw KeychainError(.decode, "no serial number") }
+    package func serialNumber() throws -> Data {
+        guard let serial = X509_get0_serialNumber(pointer) else { throw OpenSSLError(.malformedInput, "no serial number") }
         let encoded = try Self.encoding("i2d_ASN1_INTEGER") { i2d_ASN1_INTEGER(serial, $0) }
         return try Self.contentOctets(of: encoded)
     }
 
     /// The issuer `Name`, DER-encoded as it appears in the certificate.
-    func issuerName() throws -> Data {
-        guard let name = X509_get_issuer_name(pointer) else { throw KeychainError(.decode, "no issuer") }
+    package func issuerName() throws -> Data {
+        guard let name = X509_get_issuer_name(pointer) else { throw OpenSSLError(.malformedInput, "no issuer") }
         return try Self.encoding("i2d_X509_NAME") { i2d_X509_NAME(name, $0) }
     }
 
     /// The subject `Name`, DER-encoded as it appears in the certificate.
-    func subjectName() throws -> Data {
-        guard let name = X509_get_subject_name(pointer) else { throw KeychainError(.decode, "no subject") }
+    package func subjectName() throws -> Data {
+        guard let name = X509_get_subject_name(pointer) else { throw OpenSSLError(.malformedInput, "no subject") }
         return try Self.encoding("i2d_X509_NAME") { i2d_X509_NAME(name, $0) }
     }
 
     /// The subjectPublicKey BIT STRING's bits (without its unused-bits octet).
-    func subjectPublicKeyBits() throws -> Data {
-        guard let bits = X509_get0_pubkey_bitstr(pointer) else { throw KeychainError(.decode, "no subject public key") }
+    package func subjectPublicKeyBits() throws -> Data {
+        guard let bits = X509_get0_pubkey_bitstr(pointer) else { throw OpenSSLError(.malformedInput, "no subject public key") }
         return Self.data(of: bits)
     }
 
     /// The values (the extnValue octets) of the extensions of type `nid`, in certificate order.
-    func extensionValues(_ nid: Int32) -> [Data] {
+    package func extensionValues(_ nid: Int32) -> [Data] {
         (0..<X509_get_ext_count(pointer)).compactMap { index in
             guard let item = X509_get_ext(pointer, index), OBJ_obj2nid(X509_EXTENSION_get_object(item)) == nid,
                 let value = X509_EXTENSION_get_data(item)
@@ -44,23 +44,23 @@ extension X509Certificate {
     }
 
     /// The subject key identifier extension's type.
-    static let subjectKeyIdentifierExtension = NID_subject_key_identifier
+    package static let subjectKeyIdentifierExtension = NID_subject_key_identifier
     /// The subject alternative name extension's type.
-    static let subjectAlternativeNameExtension = NID_subject_alt_name
+    package static let subjectAlternativeNameExtension = NID_subject_alt_name
 
     /// The key identifier a subject key identifier extension's value holds (an OCTET STRING).
     ///
-    /// - Throws: `errSecDecode` when the value is not exactly one OCTET STRING.
-    static func keyIdentifier(_ value: Data) throws -> Data {
+    /// - Throws: `.malformedInput` when the value is not exactly one OCTET STRING.
+    package static func keyIdentifier(_ value: Data) throws -> Data {
         try value.withUnsafeBytes { bytes in
             var cursor = OpenSSL.bytes(bytes)
             guard let identifier = d2i_ASN1_OCTET_STRING(nil, &cursor, bytes.count) else {
                 ERR_clear_error()
-                throw KeychainError(.decode, "malformed subject key identifier")
+                throw OpenSSLError(.malformedInput, "malformed subject key identifier")
             }
             defer { ASN1_OCTET_STRING_free(identifier) }
             guard cursor == OpenSSL.bytes(bytes).map({ $0 + bytes.count }) else {
-                throw KeychainError(.decode, "trailing bytes after the subject key identifier")
+                throw OpenSSLError(.malformedInput, "trailing bytes after the subject key identifier")
             }
             return data(of: identifier)
         }
@@ -69,17 +69,17 @@ extension X509Certificate {
     /// The rfc822Names and dNSNames of a subject alternative name extension's value (a
     /// GeneralNames SEQUENCE), in order; other kinds of name are skipped.
     ///
-    /// - Throws: `errSecDecode` when the value is not exactly one GeneralNames.
-    static func alternativeNames(_ value: Data) throws -> (emailAddresses: [String], dnsNames: [String]) {
+    /// - Throws: `.malformedInput` when the value is not exactly one GeneralNames.
+    package static func alternativeNames(_ value: Data) throws -> (emailAddresses: [String], dnsNames: [String]) {
         try value.withUnsafeBytes { bytes in
             var cursor = OpenSSL.bytes(bytes)
             guard let names = d2i_GENERAL_NAMES(nil, &cursor, bytes.count) else {
                 ERR_clear_error()
-                throw KeychainError(.decode, "malformed subject alternative name")
+                throw OpenSSLError(.malformedInput, "malformed subject alternative name")
             }
             defer { GENERAL_NAMES_free(names) }
             guard cursor == OpenSSL.bytes(bytes).map({ $0 + bytes.count }) else {
-                throw KeychainError(.decode, "trailing bytes after the subject alternative name")
+                throw OpenSSLError(.malformedInput, "trailing bytes after the subject alternative name")
             }
             var emails: [String] = []
             var dns: [String] = []
@@ -128,7 +128,7 @@ extension X509Certificate {
                 let start = OpenSSL.bytes(bytes), cursor - start + length == bytes.count
             else {
                 ERR_clear_error()
-                throw KeychainError(.decode, "malformed DER element")
+                throw OpenSSLError(.malformedInput, "malformed DER element")
             }
             return Data(bytes: cursor, count: length)
         }

@@ -8,19 +8,19 @@ import Synchronization
 ///
 /// The pool belongs to one key: its ciphers, and their key schedules, are cleansed and freed
 /// when the pool is released with the key.
-final class AESGCMContextPool: Sendable {
+package final class AESGCMContextPool: Sendable {
     /// How many idle ciphers to keep (one per thread that is likely to be using the key at once).
     private static let maximumIdle = 4
 
     /// Ciphers for keys used once (each item's own key): keyed for one operation, then keyed
     /// with zeroes so that no key schedule outlives its operation.
-    static let singleUse = AESGCMContextPool(singleUse: true)
+    package static let singleUse = AESGCMContextPool(singleUse: true)
 
     private let idle = Mutex<[AESGCMCipher]>([])
     private let isSingleUse: Bool
 
     /// A pool for one key.
-    convenience init() { self.init(singleUse: false) }
+    package convenience init() { self.init(singleUse: false) }
 
     private init(singleUse: Bool) { isSingleUse = singleUse }
 
@@ -30,7 +30,7 @@ final class AESGCMContextPool: Sendable {
 
     /// Runs `body` with a cipher keyed with `key` (the pool's key, or for the single-use pool
     /// any 32-byte key), taken from the idle ones when one is there.
-    func withCipher<R>(key: UnsafeRawBufferPointer, _ body: (AESGCMCipher) throws -> R) throws -> R {
+    package func withCipher<R>(key: UnsafeRawBufferPointer, _ body: (AESGCMCipher) throws -> R) throws -> R {
         // A single-use cipher keyed for another key length is dropped rather than re-keyed.
         let pooled = idle.withLock { $0.popLast() }.flatMap { $0.keyLength == key.count ? $0 : nil }
         let cipher = try pooled ?? AESGCMCipher(key: key)

@@ -8,34 +8,34 @@ import Foundation
 ///
 /// - the key has 16, 24 or 32 bytes; the nonce has the length the cipher was made for (12 bytes,
 ///   GCM's standard nonce, for the keychain's own sealed boxes; 16 for Apple's layouts);
-///   anything else is `errSecParam`;
+///   anything else is `.badParameter`;
 /// - sealed output is ciphertext ‖ 16-byte tag; the additional data is authenticated, not stored;
 /// - a sealed input shorter than a tag, or whose tag does not verify under the key, nonce and
-///   additional data, is `errSecDecode`, and no plaintext is returned;
-/// - a failing OpenSSL call is `errSecInternal`, with OpenSSL's error queue drained.
+///   additional data, is `.authenticationFailed`, and no plaintext is returned;
+/// - a failing OpenSSL call is `.internalFailure`, with OpenSSL's error queue drained.
 ///
 /// A cipher serves one operation at a time; `AESGCMContextPool` keeps a key's ciphers for reuse.
 /// The context, and with it the key schedule, is cleansed and freed when the cipher goes.
-final class AESGCMCipher: @unchecked Sendable {
+package final class AESGCMCipher: @unchecked Sendable {
     /// The tag length (GCM's full 128-bit tag).
-    static let tagLength = 16
+    package static let tagLength = 16
     /// The nonce length of the keychain's own sealed boxes (`nonce ‖ ciphertext ‖ tag`).
-    static let nonceLength = 12
+    package static let nonceLength = 12
 
     /// The key length this cipher was keyed for.
-    let keyLength: Int
+    package let keyLength: Int
     /// The nonce length every operation of this cipher takes.
-    let nonceLength: Int
+    package let nonceLength: Int
     private let handle: OpaquePointer
     /// Whether the last `scrub` replaced the key schedule (a cipher that still holds a key is not kept).
-    private(set) var isScrubbed = false
+    package private(set) var isScrubbed = false
 
     /// A cipher keyed with `key` for nonces of `nonceLength` bytes.
     ///
-    /// - Throws: `errSecParam` for a key that is not 16, 24 or 32 bytes or an empty nonce length.
-    init(key: UnsafeRawBufferPointer, nonceLength: Int = AESGCMCipher.nonceLength) throws {
-        guard let cipher = COpenSSL_AESGCM(key.count) else { throw KeychainError.param("unsupported AES key size") }
-        guard nonceLength > 0, nonceLength <= Int(Int32.max) else { throw KeychainError.param("AES-GCM needs a nonce") }
+    /// - Throws: `.badParameter` for a key that is not 16, 24 or 32 bytes or an empty nonce length.
+    package init(key: UnsafeRawBufferPointer, nonceLength: Int = AESGCMCipher.nonceLength) throws {
+        guard let cipher = COpenSSL_AESGCM(key.count) else { throw OpenSSLError(.badParameter, "unsupported AES key size") }
+        guard nonceLength > 0, nonceLength <= Int(Int32.max) else { throw OpenSSLError(.badParameter, "AES-GCM needs a nonce") }
         guard let handle = EVP_CIPHER_CTX_new() else { throw OpenSSL.failure("EVP_CIPHER_CTX_new") }
         let ok: Bool
         if nonceLength == Self.nonceLength {
@@ -59,9 +59,9 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Keys the cipher again with `key`, of the same length (a new key schedule in the same context).
     ///
-    /// - Throws: `errSecParam` for a key of another length.
-    func rekey(_ key: UnsafeRawBufferPointer) throws {
-        guard key.count == keyLength else { throw KeychainError.param("unsupported AES key size") }
+    /// - Throws: `.badParameter` for a key of another length.
+    package func rekey(_ key: UnsafeRawBufferPointer) throws {
+        guard key.count == keyLength else { throw OpenSSLError(.badParameter, "unsupported AES key size") }
         isScrubbed = false
         guard EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(key), nil, 1) == 1 else {
             throw OpenSSL.failure("EVP_CipherInit_ex")
@@ -69,7 +69,7 @@ final class AESGCMCipher: @unchecked Sendable {
     }
 
     /// Replaces the key schedule with that of an all-zero key, so that no key outlives its use.
-    func scrub() {
+    package func scrub() {
         isScrubbed = Self.zeroKey.withUnsafeBytes { zero in
             EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(UnsafeRawBufferPointer(rebasing: zero[..<keyLength])), nil, 1)
         } == 1
@@ -82,7 +82,7 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Encrypts `plaintext` under `nonce`, authenticating `aad`; writes ciphertext ‖ tag into
     /// `output`, which has exactly `plaintext.count + tagLength` bytes.
-    func seal(
+    package func seal(
         nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) throws {
@@ -105,14 +105,14 @@ final class AESGCMCipher: @unchecked Sendable {
     }
 
     /// Encrypts `plaintext` under `nonce`, authenticating `aad`; returns ciphertext ‖ tag.
-    func seal(nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> Data {
+    package func seal(nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> Data {
         var output = Data(count: plaintext.count + Self.tagLength)
         try output.withUnsafeMutableBytes { try seal(nonce: nonce, plaintext: plaintext, aad: aad, into: $0) }
         return output
     }
 
     /// Seals into the keychain's box layout: `nonce ‖ ciphertext ‖ tag`.
-    func sealBox(nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> Data {
+    package func sealBox(nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> Data {
         var box = Data(count: nonce.count + plaintext.count + Self.tagLength)
         try box.withUnsafeMutableBytes { out in
             if nonce.count > 0 { out.baseAddress!.copyMemory(from: nonce.baseAddress!, byteCount: nonce.count) }
@@ -125,9 +125,9 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Decrypts ciphertext ‖ tag sealed under `nonce` with `aad` into a buffer zeroed on release.
     ///
-    /// - Throws: `errSecDecode` when `sealed` is shorter than a tag or does not authenticate.
-    func open(nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> SecureBytes {
-        guard sealed.count >= Self.tagLength else { throw KeychainError(.decode, "sealed data shorter than its tag") }
+    /// - Throws: `.authenticationFailed` when `sealed` is shorter than a tag or does not authenticate.
+    package func open(nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> SecureBytes {
+        guard sealed.count >= Self.tagLength else { throw OpenSSLError(.authenticationFailed, "sealed data shorter than its tag") }
         let length = sealed.count - Self.tagLength
         try start(nonce: nonce, aad: aad, encrypting: false, length: length)
         return try SecureBytes(count: length) { out in
@@ -150,16 +150,16 @@ final class AESGCMCipher: @unchecked Sendable {
             }
             guard authenticated else {
                 ERR_clear_error()
-                throw KeychainError(.decode, "authentication tag mismatch")
+                throw OpenSSLError(.authenticationFailed, "authentication tag mismatch")
             }
         }
     }
 
     /// Opens the keychain's box layout, `nonce ‖ ciphertext ‖ tag`.
     ///
-    /// - Throws: `errSecDecode` when `box` is shorter than a nonce and a tag or does not authenticate.
-    func openBox(_ box: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> SecureBytes {
-        guard box.count >= nonceLength + Self.tagLength else { throw KeychainError(.decode, "sealed box too short") }
+    /// - Throws: `.authenticationFailed` when `box` is shorter than a nonce and a tag or does not authenticate.
+    package func openBox(_ box: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer) throws -> SecureBytes {
+        guard box.count >= nonceLength + Self.tagLength else { throw OpenSSLError(.authenticationFailed, "sealed box too short") }
         return try open(
             nonce: UnsafeRawBufferPointer(rebasing: box[..<nonceLength]),
             sealed: UnsafeRawBufferPointer(rebasing: box[nonceLength...]), aad: aad)
@@ -169,7 +169,7 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Seals with a key used for this one operation (Apple's layouts: a derived or random session
     /// key); returns ciphertext ‖ tag.
-    static func seal(
+    package static func seal(
         key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, plaintext: UnsafeRawBufferPointer,
         aad: UnsafeRawBufferPointer
     ) throws -> Data {
@@ -178,8 +178,8 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Opens ciphertext ‖ tag with a key used for this one operation.
     ///
-    /// - Throws: `errSecDecode` when `sealed` is shorter than a tag or does not authenticate.
-    static func open(
+    /// - Throws: `.authenticationFailed` when `sealed` is shorter than a tag or does not authenticate.
+    package static func open(
         key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, sealed: UnsafeRawBufferPointer,
         aad: UnsafeRawBufferPointer
     ) throws -> SecureBytes {
@@ -190,9 +190,9 @@ final class AESGCMCipher: @unchecked Sendable {
 
     /// Sets `nonce` and the direction, and feeds `aad`, for an operation over `length` bytes.
     private func start(nonce: UnsafeRawBufferPointer, aad: UnsafeRawBufferPointer, encrypting: Bool, length: Int) throws {
-        guard nonce.count == nonceLength else { throw KeychainError.param("AES-GCM nonce has the wrong length") }
+        guard nonce.count == nonceLength else { throw OpenSSLError(.badParameter, "AES-GCM nonce has the wrong length") }
         guard length <= Self.maximumLength, aad.count <= Self.maximumLength else {
-            throw KeychainError.param("AES-GCM input is too long")
+            throw OpenSSLError(.badParameter, "AES-GCM input is too long")
         }
         let direction: Int32 = encrypting ? 1 : 0
         // A keyed context takes a new nonce without its key schedule being set up again.

@@ -5,15 +5,16 @@ import Foundation
 /// parser of X.509 certificates. It checks that DER is a whole, well-formed certificate, and
 /// provides every field the keychain uses (the ones Apple stores as attributes, in
 /// `X509Certificate+Fields.swift`), the public key, and the validity and chain checks.
-final class X509Certificate: @unchecked Sendable {
-    let pointer: OpaquePointer
+package final class X509Certificate: @unchecked Sendable {
+    /// The owned certificate (immutable after creation, so sharing between threads is safe).
+    package let pointer: OpaquePointer
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
     /// Takes a reference of a certificate OpenSSL keeps owning (for example one of a stack).
-    init(retaining pointer: OpaquePointer) {
+    package init(retaining pointer: OpaquePointer) {
         X509_up_ref(pointer)
         self.pointer = pointer
     }
@@ -24,23 +25,23 @@ final class X509Certificate: @unchecked Sendable {
 
     /// Parses DER; the input must be exactly one certificate.
     ///
-    /// - Throws: `errSecDecode` for anything else.
-    init(der: UnsafeRawBufferPointer) throws {
-        guard der.count > 0 else { throw KeychainError(.decode, "empty certificate") }
+    /// - Throws: `.malformedInput` for anything else.
+    package init(der: UnsafeRawBufferPointer) throws {
+        guard der.count > 0 else { throw OpenSSLError(.malformedInput, "empty certificate") }
         var cursor = OpenSSL.bytes(der)
         guard let certificate = d2i_X509(nil, &cursor, der.count) else {
             ERR_clear_error()
-            throw KeychainError(.decode, "not a DER X.509 certificate")
+            throw OpenSSLError(.malformedInput, "not a DER X.509 certificate")
         }
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
             X509_free(certificate)
-            throw KeychainError(.decode, "trailing bytes after the certificate")
+            throw OpenSSLError(.malformedInput, "trailing bytes after the certificate")
         }
         pointer = certificate
     }
 
     /// The certificate's DER encoding.
-    func der() throws -> Data {
+    package func der() throws -> Data {
         let length = i2d_X509(pointer, nil)
         guard length > 0 else { throw OpenSSL.failure("i2d_X509") }
         var data = Data(count: Int(length))
@@ -52,12 +53,12 @@ final class X509Certificate: @unchecked Sendable {
     }
 
     /// The subject public key.
-    func publicKey() throws -> EVPKey {
-        try EVPKey.adopt(X509_get_pubkey(pointer), "X509_get_pubkey", .decode)
+    package func publicKey() throws -> EVPKey {
+        try EVPKey.adopt(X509_get_pubkey(pointer), "X509_get_pubkey", .malformedInput)
     }
 
     /// Whether `key` is the private key of this certificate's public key.
-    func matches(privateKey key: EVPKey) -> Bool {
+    package func matches(privateKey key: EVPKey) -> Bool {
         let result = X509_check_private_key(pointer, key.pointer) == 1
         ERR_clear_error()
         return result
@@ -67,7 +68,7 @@ final class X509Certificate: @unchecked Sendable {
     /// with `intermediates` as untrusted chain candidates, at the current time.
     ///
     /// - Returns: nil when trusted, or OpenSSL's `X509_V_ERR_…` code.
-    func verificationError(intermediates: [X509Certificate]) -> Int32? {
+    package func verificationError(intermediates: [X509Certificate]) -> Int32? {
         guard let store = X509_STORE_new() else { return X509_V_ERR_UNSPECIFIED }
         defer { X509_STORE_free(store) }
         X509_STORE_set_default_paths(store)
@@ -87,12 +88,12 @@ final class X509Certificate: @unchecked Sendable {
     }
 
     /// `X509_V_ERR_CERT_HAS_EXPIRED`.
-    static let expiredError = X509_V_ERR_CERT_HAS_EXPIRED
+    package static let expiredError = X509_V_ERR_CERT_HAS_EXPIRED
     /// `X509_V_ERR_CERT_NOT_YET_VALID`.
-    static let notYetValidError = X509_V_ERR_CERT_NOT_YET_VALID
+    package static let notYetValidError = X509_V_ERR_CERT_NOT_YET_VALID
 
     /// The certificates of an OpenSSL stack, each retained.
-    static func certificates(of stack: OpaquePointer?) -> [X509Certificate] {
+    package static func certificates(of stack: OpaquePointer?) -> [X509Certificate] {
         guard let stack else { return [] }
         return (0..<COpenSSL_X509StackCount(stack)).compactMap { index in
             COpenSSL_X509StackValue(stack, index).map { X509Certificate(retaining: $0) }

@@ -2,32 +2,32 @@ internal import COpenSSL
 import Foundation
 
 /// An OpenSSL `PKCS12` structure, owned by this object and freed when it goes.
-final class PKCS12Archive {
+package final class PKCS12Archive {
     /// What a PKCS#12 file holds for one identity.
-    struct Contents {
+    package struct Contents {
         /// The private key, if any.
-        var privateKey: EVPKey?
+        package var privateKey: EVPKey?
         /// The certificate matching the private key (or the only certificate).
-        var certificate: X509Certificate?
+        package var certificate: X509Certificate?
         /// The other certificates (the chain), in file order.
-        var chain: [X509Certificate]
+        package var chain: [X509Certificate]
         /// The certificate bag's `friendlyName`.
-        var friendlyName: String?
+        package var friendlyName: String?
         /// The certificate bag's `localKeyID`.
-        var localKeyID: Data?
+        package var localKeyID: Data?
     }
 
     private let pointer: OpaquePointer
 
     /// Parses the DER of a PKCS#12 file (`PFX`).
     ///
-    /// - Throws: `errSecDecode` when it is not one.
-    init(der: UnsafeRawBufferPointer) throws {
-        guard der.count > 0 else { throw KeychainError(.decode, "empty PKCS#12 data") }
+    /// - Throws: `.malformedInput` when it is not one.
+    package init(der: UnsafeRawBufferPointer) throws {
+        guard der.count > 0 else { throw OpenSSLError(.malformedInput, "empty PKCS#12 data") }
         var cursor = OpenSSL.bytes(der)
         guard let archive = d2i_PKCS12(nil, &cursor, der.count) else {
             ERR_clear_error()
-            throw KeychainError(.decode, "not a PKCS#12 file")
+            throw OpenSSLError(.malformedInput, "not a PKCS#12 file")
         }
         pointer = archive
     }
@@ -38,9 +38,9 @@ final class PKCS12Archive {
 
     /// Checks the password and decrypts the contents.
     ///
-    /// - Throws: `errSecAuthFailed` for a wrong password; `errSecDecode` for contents that
+    /// - Throws: `.wrongPassword` for a wrong password; `.malformedInput` for contents that
     ///   cannot be decrypted or parsed (including algorithms OpenSSL cannot provide).
-    func open(password: String) throws -> Contents {
+    package func open(password: String) throws -> Contents {
         OpenSSLProviders.loadLegacy()
         // An empty password may have been encoded as an empty string or as none at all.
         let candidates: [String?] = password.isEmpty ? ["", nil] : [password]
@@ -51,14 +51,14 @@ final class PKCS12Archive {
                 break
             }
             ERR_clear_error()
-            guard let chosen else { throw KeychainError(.authFailed, "the PKCS#12 password is not correct") }
+            guard let chosen else { throw OpenSSLError(.wrongPassword, "the PKCS#12 password is not correct") }
             return try parse(password: chosen)
         }
         var lastError: (any Error)?
         for candidate in candidates {
             do { return try parse(password: candidate) } catch { lastError = error }
         }
-        throw lastError ?? KeychainError(.decode, "PKCS#12 contents could not be read")
+        throw lastError ?? OpenSSLError(.malformedInput, "PKCS#12 contents could not be read")
     }
 
     private func verifyMAC(_ password: String?) -> Bool {
@@ -79,7 +79,7 @@ final class PKCS12Archive {
         defer { COpenSSL_X509StackFree(others) }
         guard ok else {
             ERR_clear_error()
-            throw KeychainError(.decode, "the PKCS#12 contents could not be decrypted or parsed")
+            throw OpenSSLError(.malformedInput, "the PKCS#12 contents could not be decrypted or parsed")
         }
         var contents = Contents(
             privateKey: try key.map { try EVPKey.adopt($0, "PKCS12_parse") },
@@ -101,7 +101,7 @@ final class PKCS12Archive {
 
     /// Writes a PKCS#12 file holding `key`, `certificate` and `chain`, protected by `password`
     /// with OpenSSL's current defaults (AES-256-CBC, PBKDF2, HMAC-SHA-256).
-    static func create(
+    package static func create(
         key: EVPKey?, certificate: X509Certificate?, chain: [X509Certificate], password: String, friendlyName: String?
     ) throws -> Data {
         guard let stack = COpenSSL_X509StackNew() else { throw OpenSSL.failure("sk_X509_new_null") }

@@ -3,10 +3,10 @@ import Foundation
 
 /// An OpenSSL `EVP_PKEY` (an RSA or EC key, public or private), owned by this object and freed
 /// when it goes. Every function checks its return codes and drains OpenSSL's error queue into a
-/// `KeychainError` that names the call, never key material.
-final class EVPKey: @unchecked Sendable {
+/// `OpenSSLError` that names the call, never key material.
+package final class EVPKey: @unchecked Sendable {
     /// The owned key. Immutable after creation, so sharing between threads is safe.
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
@@ -17,10 +17,12 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// Adopts a key an OpenSSL call returned, or throws when it returned NULL.
-    static func adopt(_ pointer: OpaquePointer?, _ call: String, _ code: KeychainError.Code = .decode) throws -> EVPKey {
+    package static func adopt(
+        _ pointer: OpaquePointer?, _ call: String, _ kind: OpenSSLError.Kind = .malformedInput
+    ) throws -> EVPKey {
         guard let pointer else {
             ERR_clear_error()
-            throw KeychainError(code, "\(call) failed")
+            throw OpenSSLError(kind, "\(call) failed")
         }
         return EVPKey(owning: pointer)
     }
@@ -28,7 +30,7 @@ final class EVPKey: @unchecked Sendable {
     // MARK: - Generation
 
     /// A new RSA key of `bits` bits with public exponent 65537.
-    static func generateRSA(bits: Int) throws -> EVPKey {
+    package static func generateRSA(bits: Int) throws -> EVPKey {
         guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
@@ -36,11 +38,11 @@ final class EVPKey: @unchecked Sendable {
         }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("EVP_PKEY_keygen(RSA)") }
-        return try adopt(key, "EVP_PKEY_keygen", .internal)
+        return try adopt(key, "EVP_PKEY_keygen", .internalFailure)
     }
 
     /// A new EC key on the curve OpenSSL calls `group` ("prime256v1").
-    static func generateEC(group: String) throws -> EVPKey {
+    package static func generateEC(group: String) throws -> EVPKey {
         guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, group) == 1 else {
@@ -48,70 +50,70 @@ final class EVPKey: @unchecked Sendable {
         }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("EVP_PKEY_keygen(EC)") }
-        return try adopt(key, "EVP_PKEY_keygen", .internal)
+        return try adopt(key, "EVP_PKEY_keygen", .internalFailure)
     }
 
     // MARK: - Import
 
     /// An EC key from an uncompressed point (`04 ‖ X ‖ Y`) and, for a private key, the scalar.
-    static func ec(group: String, point: UnsafeRawBufferPointer, scalar: UnsafeRawBufferPointer?) throws -> EVPKey {
+    package static func ec(group: String, point: UnsafeRawBufferPointer, scalar: UnsafeRawBufferPointer?) throws -> EVPKey {
         let key = COpenSSL_ECKeyFromData(
             group, OpenSSL.bytes(point), point.count, scalar.flatMap { OpenSSL.bytes($0) }, scalar?.count ?? 0)
         return try adopt(key, "EC key import")
     }
 
     /// An EC private key from its scalar alone (the public point is computed).
-    static func ec(group: String, scalar: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func ec(group: String, scalar: UnsafeRawBufferPointer) throws -> EVPKey {
         var point = [UInt8](repeating: 0, count: 160)
         let length = COpenSSL_ECPublicPoint(group, OpenSSL.bytes(scalar), scalar.count, &point, point.count)
         guard length > 0 else {
             ERR_clear_error()
-            throw KeychainError(.decode, "EC private scalar is not valid")
+            throw OpenSSLError(.malformedInput, "EC private scalar is not valid")
         }
         return try point.prefix(length).withUnsafeBytes { try ec(group: group, point: $0, scalar: scalar) }
     }
 
     /// An RSA public key from PKCS#1 `RSAPublicKey` DER.
-    static func rsaPublic(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func rsaPublic(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
         let key = d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, der.count)
         let parsed = try adopt(key, "RSA public key import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
-            throw KeychainError(.decode, "RSA public key import: trailing bytes")
+            throw OpenSSLError(.malformedInput, "RSA public key import: trailing bytes")
         }
         return parsed
     }
 
     /// An RSA private key from PKCS#1 `RSAPrivateKey` DER.
-    static func rsaPrivate(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func rsaPrivate(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
         let key = d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, der.count)
         let parsed = try adopt(key, "RSA private key import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
-            throw KeychainError(.decode, "RSA private key import: trailing bytes")
+            throw OpenSSLError(.malformedInput, "RSA private key import: trailing bytes")
         }
         return parsed
     }
 
     /// A public key from X.509 `SubjectPublicKeyInfo` DER.
-    static func subjectPublicKeyInfo(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func subjectPublicKeyInfo(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
         let key = d2i_PUBKEY(nil, &cursor, der.count)
         let parsed = try adopt(key, "SubjectPublicKeyInfo import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
-            throw KeychainError(.decode, "SubjectPublicKeyInfo import: trailing bytes")
+            throw OpenSSLError(.malformedInput, "SubjectPublicKeyInfo import: trailing bytes")
         }
         return parsed
     }
 
     /// A private key from DER: PKCS#8 `PrivateKeyInfo` or a traditional RSA/EC structure.
-    static func privateKeyDER(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func privateKeyDER(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
         return try adopt(d2i_AutoPrivateKey(nil, &cursor, der.count), "private key import")
     }
 
     /// A private key from PEM (PKCS#8, encrypted PKCS#8 with `passphrase`, or traditional).
-    static func privateKeyPEM(_ pem: UnsafeRawBufferPointer, passphrase: String?) throws -> EVPKey {
+    package static func privateKeyPEM(_ pem: UnsafeRawBufferPointer, passphrase: String?) throws -> EVPKey {
         let bio = try MemoryBIO(pem)
         let key: OpaquePointer? = (passphrase ?? "").withCString { phrase in
             PEM_read_bio_PrivateKey(bio.pointer, nil, nil, UnsafeMutableRawPointer(mutating: phrase))
@@ -120,29 +122,29 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// A public key from PEM (`PUBLIC KEY`).
-    static func publicKeyPEM(_ pem: UnsafeRawBufferPointer) throws -> EVPKey {
+    package static func publicKeyPEM(_ pem: UnsafeRawBufferPointer) throws -> EVPKey {
         try adopt(PEM_read_bio_PUBKEY(try MemoryBIO(pem).pointer, nil, nil, nil), "PEM public key import")
     }
 
     // MARK: - Facts
 
     /// `EVP_PKEY_RSA` or `EVP_PKEY_EC`.
-    var baseID: Int32 { EVP_PKEY_get_base_id(pointer) }
+    package var baseID: Int32 { EVP_PKEY_get_base_id(pointer) }
 
     /// Whether this is an RSA key.
-    var isRSA: Bool { baseID == EVP_PKEY_RSA }
+    package var isRSA: Bool { baseID == EVP_PKEY_RSA }
 
     /// Whether this is an EC key.
-    var isEC: Bool { baseID == EVP_PKEY_EC }
+    package var isEC: Bool { baseID == EVP_PKEY_EC }
 
     /// The key size in bits (RSA modulus bits; EC field bits).
-    var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+    package var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     /// The maximum output size of one operation (RSA: modulus bytes).
-    var size: Int { Int(EVP_PKEY_get_size(pointer)) }
+    package var size: Int { Int(EVP_PKEY_get_size(pointer)) }
 
     /// The EC group's name ("prime256v1"), or nil for RSA.
-    var groupName: String? {
+    package var groupName: String? {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_utf8_string_param(pointer, "group", &buffer, buffer.count, &length) == 1 else {
@@ -153,7 +155,7 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// Whether the key holds a private part.
-    var hasPrivatePart: Bool {
+    package var hasPrivatePart: Bool {
         // An RSA key has "d", an EC key "priv"; both are absent from public keys.
         var scalar: OpaquePointer?
         let name = baseID == EVP_PKEY_RSA ? "d" : "priv"
@@ -168,7 +170,7 @@ final class EVPKey: @unchecked Sendable {
     // MARK: - Export
 
     /// The EC public point, uncompressed (`04 ‖ X ‖ Y`).
-    func ecPoint() throws -> Data {
+    package func ecPoint() throws -> Data {
         var length = 0
         guard EVP_PKEY_get_octet_string_param(pointer, "encoded-pub-key", nil, 0, &length) == 1 else {
             throw OpenSSL.failure("EVP_PKEY_get_octet_string_param")
@@ -183,7 +185,7 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// The EC private scalar, left-padded to `length` bytes, in a buffer zeroed on release.
-    func ecScalar(length: Int) throws -> SecureBytes {
+    package func ecScalar(length: Int) throws -> SecureBytes {
         try SecureBytes(count: length) { out in
             guard COpenSSL_ECPrivateScalar(pointer, out.baseAddress!.assumingMemoryBound(to: UInt8.self), length) == 1 else {
                 throw OpenSSL.failure("EC private scalar export")
@@ -192,24 +194,24 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// PKCS#1 `RSAPublicKey` DER of an RSA key.
-    func rsaPublicPKCS1() throws -> Data {
+    package func rsaPublicPKCS1() throws -> Data {
         try encode("i2d_PublicKey") { i2d_PublicKey(pointer, $0) }
     }
 
     /// PKCS#1 `RSAPrivateKey` DER of an RSA private key, in a buffer zeroed on release.
-    func rsaPrivatePKCS1() throws -> SecureBytes {
+    package func rsaPrivatePKCS1() throws -> SecureBytes {
         var data = try encode("i2d_PrivateKey") { i2d_PrivateKey(pointer, $0) }
         defer { data.wipe() }
         return SecureBytes(copying: data)
     }
 
     /// X.509 `SubjectPublicKeyInfo` DER.
-    func subjectPublicKeyInfo() throws -> Data {
+    package func subjectPublicKeyInfo() throws -> Data {
         try encode("i2d_PUBKEY") { i2d_PUBKEY(pointer, $0) }
     }
 
     /// PEM `PRIVATE KEY` (PKCS#8), encrypted with AES-256-CBC when `passphrase` is given.
-    func privateKeyPEM(passphrase: String?) throws -> SecureBytes {
+    package func privateKeyPEM(passphrase: String?) throws -> SecureBytes {
         let bio = try MemoryBIO()
         let ok: Bool
         if let passphrase {
@@ -225,7 +227,7 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// PEM `PUBLIC KEY` (SubjectPublicKeyInfo).
-    func publicKeyPEM() throws -> Data {
+    package func publicKeyPEM() throws -> Data {
         let bio = try MemoryBIO()
         guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else { throw OpenSSL.failure("PEM_write_bio_PUBKEY") }
         return bio.contents()
@@ -246,17 +248,18 @@ final class EVPKey: @unchecked Sendable {
 }
 
 /// An OpenSSL memory `BIO`, owned and freed by this object.
-final class MemoryBIO {
-    let pointer: OpaquePointer
+package final class MemoryBIO {
+    /// The owned `BIO`, freed with this object.
+    package let pointer: OpaquePointer
 
     /// An empty, writable memory BIO from OpenSSL's secure heap (cleared when freed).
-    init() throws {
+    package init() throws {
         guard let bio = BIO_new(BIO_s_secmem()) else { throw OpenSSL.failure("BIO_new") }
         pointer = bio
     }
 
     /// A read-only BIO over a copy of `bytes`.
-    convenience init(_ bytes: UnsafeRawBufferPointer) throws {
+    package convenience init(_ bytes: UnsafeRawBufferPointer) throws {
         try self.init()
         if bytes.count > 0 {
             guard BIO_write(pointer, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else {
@@ -270,7 +273,7 @@ final class MemoryBIO {
     }
 
     /// What has been written so far.
-    func contents() -> Data {
+    package func contents() -> Data {
         var base: UnsafeMutablePointer<CChar>?
         let length = COpenSSL_BIOMemoryData(pointer, &base)
         guard let base, length > 0 else { return Data() }
@@ -278,7 +281,7 @@ final class MemoryBIO {
     }
 
     /// What has been written so far, in a buffer zeroed on release.
-    func secureContents() -> SecureBytes {
+    package func secureContents() -> SecureBytes {
         var base: UnsafeMutablePointer<CChar>?
         let length = COpenSSL_BIOMemoryData(pointer, &base)
         guard let base, length > 0 else { return SecureBytes(copying: Data()) }

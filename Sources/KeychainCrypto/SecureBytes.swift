@@ -12,7 +12,7 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// Allocates `count` bytes and fills them from `initializer`; if it throws, the bytes are
     /// wiped and freed before the error propagates.
-    convenience init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+    package convenience init(count: Int, _ initializer: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
         buffer.initializeMemory(as: UInt8.self, repeating: 0)
         do {
@@ -31,7 +31,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Copies `bytes` into a new secure buffer.
-    convenience init<Bytes: ContiguousBytes>(copying bytes: Bytes) {
+    package convenience init<Bytes: ContiguousBytes>(copying bytes: Bytes) {
         let length = bytes.withUnsafeBytes { $0.count }
         self.init(count: length) { destination in
             bytes.withUnsafeBytes { source in
@@ -42,13 +42,8 @@ public final class SecureBytes: @unchecked Sendable {
         }
     }
 
-    /// `count` bytes from the system's CSPRNG.
-    static func random(count: Int) throws -> SecureBytes {
-        try SecureBytes(count: count) { try SecureRandom.fill($0) }
-    }
-
     /// The bytes of `parts`, one after another, in a new secure buffer.
-    static func concatenating(_ parts: [SecureBytes]) -> SecureBytes {
+    package static func concatenating(_ parts: [SecureBytes]) -> SecureBytes {
         SecureBytes(count: parts.reduce(0) { $0 + $1.count }) { destination in
             var offset = 0
             for part in parts {
@@ -73,7 +68,7 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     /// Zeroes memory in a way the optimiser may not remove.
-    static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
         OpenSSL.cleanse(base, buffer.count)
     }
@@ -81,7 +76,7 @@ public final class SecureBytes: @unchecked Sendable {
 
 extension Data {
     /// Overwrites the bytes of this value with zeroes (best effort: copies made earlier are not reached).
-    mutating func wipe() {
+    package mutating func wipe() {
         let count = self.count
         withUnsafeMutableBytes { buffer in
             if let base = buffer.baseAddress, count > 0 { OpenSSL.cleanse(base, count) }

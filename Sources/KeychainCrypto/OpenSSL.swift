@@ -1,17 +1,17 @@
 internal import COpenSSL
 import Foundation
 
-/// The only place the engine calls into OpenSSL. Each function checks its return codes and turns
-/// failures into `KeychainError`; OpenSSL's error queue is drained so that one failure never leaks
-/// into the next call's diagnostics.
-enum OpenSSL {
+/// OpenSSL's primitives, wrapped once. Each function checks its return codes and turns failures
+/// into `OpenSSLError`; OpenSSL's error queue is drained so that one failure never leaks into the
+/// next call's diagnostics.
+package enum OpenSSL {
     /// Zeroes `count` bytes at `pointer` with `OPENSSL_cleanse`.
-    static func cleanse(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
+    package static func cleanse(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
         OPENSSL_cleanse(pointer, count)
     }
 
     /// Fills `buffer` from OpenSSL's CSPRNG.
-    static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) throws {
+    package static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) throws {
         guard buffer.count > 0 else { return }
         guard RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
             throw failure("RAND_bytes")
@@ -19,15 +19,16 @@ enum OpenSSL {
     }
 
     /// HMAC-SHA256 of `message` under `key` (one-off; keys used repeatedly keep an `HMACKey`).
-    static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) throws -> Data {
+    package static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer) throws -> Data {
         try HMACKey(key: key).authenticate(message)
     }
 
     /// A precomputed HMAC-SHA256 key (the padded key's SHA-256 states), freed and cleansed on release.
-    final class HMACKey: @unchecked Sendable {
+    package final class HMACKey: @unchecked Sendable {
         private let handle: UnsafeMutablePointer<COpenSSL_HMACKey>
 
-        init(key: UnsafeRawBufferPointer) throws {
+        /// Prepares `key` (of any length) for HMAC-SHA256.
+        package init(key: UnsafeRawBufferPointer) throws {
             guard let handle = COpenSSL_HMACKey_new(bytes(key), key.count) else { throw failure("HMAC key set-up") }
             self.handle = handle
         }
@@ -35,7 +36,7 @@ enum OpenSSL {
         deinit { COpenSSL_HMACKey_free(handle) }
 
         /// The MAC of `message`; safe to call from several threads at once.
-        func authenticate(_ message: UnsafeRawBufferPointer) throws -> Data {
+        package func authenticate(_ message: UnsafeRawBufferPointer) throws -> Data {
             var output = Data(count: 32)
             let ok = output.withUnsafeMutableBytes { out in
                 COpenSSL_HMACKey_compute(
@@ -47,7 +48,7 @@ enum OpenSSL {
     }
 
     /// HKDF-SHA256 (RFC 5869) expanding `key` with `salt` and `info` into `length` bytes.
-    static func hkdfSHA256(key: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], length: Int) throws -> SecureBytes {
+    package static func hkdfSHA256(key: UnsafeRawBufferPointer, salt: [UInt8], info: [UInt8], length: Int) throws -> SecureBytes {
         try SecureBytes(count: length) { out in
             let status = salt.withUnsafeBufferPointer { saltBuffer in
                 info.withUnsafeBufferPointer { infoBuffer in
@@ -62,7 +63,7 @@ enum OpenSSL {
 
     /// PBKDF2-HMAC-SHA256 (RFC 8018) of `password` with `salt` over `iterations` rounds, into
     /// `length` bytes held in a zeroed-on-release buffer.
-    static func pbkdf2SHA256(
+    package static func pbkdf2SHA256(
         password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, iterations: Int, length: Int
     ) throws -> SecureBytes {
         precondition(iterations > 0 && iterations <= Int(Int32.max) && length > 0)
@@ -77,7 +78,7 @@ enum OpenSSL {
 
     /// scrypt (RFC 7914) of `password` with `salt` and cost parameters N = 2^`log2N`, `r`, `p`,
     /// into `length` bytes; memory use is about 128 · r · N bytes.
-    static func scrypt(
+    package static func scrypt(
         password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, log2N: Int, r: Int, p: Int, length: Int
     ) throws -> SecureBytes {
         precondition((1...30).contains(log2N) && r > 0 && p > 0 && length > 0)
@@ -93,14 +94,14 @@ enum OpenSSL {
     }
 
     /// Whether two buffers of equal length hold the same bytes, in time independent of where they differ.
-    static func constantTimeEqual(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
+    package static func constantTimeEqual(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         guard left.count > 0 else { return true }
         return CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
     }
 
     /// A message digest by OpenSSL name ("SHA1", "SHA256").
-    static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
+    package static func digest(_ name: String, _ message: UnsafeRawBufferPointer) throws -> Data {
         // The two digests items use go through OpenSSL's one-shot functions (no context to set up).
         switch name {
         case "SHA1": return try shortDigest(bits: 1, length: 20, message)
@@ -128,17 +129,17 @@ enum OpenSSL {
         return output
     }
 
-    static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
+    /// The bytes of `buffer` as OpenSSL takes them (nil for an empty buffer without storage).
+    package static func bytes(_ buffer: UnsafeRawBufferPointer) -> UnsafePointer<UInt8>? {
         buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
     }
 
-    /// Drains OpenSSL's error queue into an internal error naming the failed call.
-    static func failure(_ call: String) -> KeychainError {
-        var codes: [String] = []
+    /// Drains OpenSSL's error queue into an internal failure naming the failed call.
+    package static func failure(_ call: String) -> OpenSSLError {
+        var codes: [UInt] = []
         while case let code = ERR_get_error(), code != 0 {
-            codes.append(String(code, radix: 16))
+            codes.append(code)
         }
-        let detail = codes.isEmpty ? "" : " (OpenSSL error \(codes.joined(separator: ",")))"
-        return KeychainError(.internal, "\(call) failed\(detail)")
+        return OpenSSLError(.internalFailure, "\(call) failed", codes: codes)
     }
 }

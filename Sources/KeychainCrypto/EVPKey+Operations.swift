@@ -2,7 +2,7 @@ internal import COpenSSL
 import Foundation
 
 /// How an RSA operation pads its input (OpenSSL's `RSA_…_PADDING` modes, with their digests).
-enum RSAPadding: Sendable {
+package enum RSAPadding: Sendable {
     /// No padding: the input is the integer itself (`kSecKeyAlgorithm…Raw`).
     case none
     /// PKCS#1 v1.5; for signatures with `digest`, the input is wrapped in a `DigestInfo`.
@@ -16,7 +16,7 @@ enum RSAPadding: Sendable {
 extension EVPKey {
     /// Signs `input` (a digest, or for raw modes the padded value) with this private key.
     /// EC keys produce DER `ECDSA-Sig-Value`; `padding` applies to RSA keys only.
-    func sign(_ input: UnsafeRawBufferPointer, padding: RSAPadding?) throws -> Data {
+    package func sign(_ input: UnsafeRawBufferPointer, padding: RSAPadding?) throws -> Data {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_sign_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_sign_init") }
@@ -30,13 +30,13 @@ extension EVPKey {
             EVP_PKEY_sign(
                 context, out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length, OpenSSL.bytes(input), input.count) == 1
         }
-        guard ok else { throw KeychainError(.param, "the input does not fit the key and algorithm") }
+        guard ok else { throw OpenSSLError(.badParameter, "the input does not fit the key and algorithm") }
         return signature.prefix(length)
     }
 
     /// Whether `signature` is a valid signature of `input` under this key. A malformed
     /// signature is simply not valid.
-    func verify(_ input: UnsafeRawBufferPointer, signature: UnsafeRawBufferPointer, padding: RSAPadding?) throws -> Bool {
+    package func verify(_ input: UnsafeRawBufferPointer, signature: UnsafeRawBufferPointer, padding: RSAPadding?) throws -> Bool {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_verify_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_verify_init") }
@@ -50,7 +50,7 @@ extension EVPKey {
     /// RSA public operation without padding (`verify_recover` with `RSA_NO_PADDING`): the
     /// signature's integer raised to the public exponent, as block-size bytes; nil when the
     /// signature is not a valid input.
-    func recoverRaw(_ signature: UnsafeRawBufferPointer) throws -> Data? {
+    package func recoverRaw(_ signature: UnsafeRawBufferPointer) throws -> Data? {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_verify_recover_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_verify_recover_init") }
@@ -68,8 +68,8 @@ extension EVPKey {
 
     /// RSA encryption with this public key.
     ///
-    /// - Throws: `errSecParam` when the input is too long for the key and padding.
-    func encrypt(_ input: UnsafeRawBufferPointer, padding: RSAPadding) throws -> Data {
+    /// - Throws: `.badParameter` when the input is too long for the key and padding.
+    package func encrypt(_ input: UnsafeRawBufferPointer, padding: RSAPadding) throws -> Data {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_encrypt_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_encrypt_init") }
@@ -82,15 +82,15 @@ extension EVPKey {
         }
         guard ok else {
             ERR_clear_error()
-            throw KeychainError(.param, "RSAencrypt wrong input size")
+            throw OpenSSLError(.badParameter, "RSAencrypt wrong input size")
         }
         return output.prefix(length)
     }
 
     /// RSA decryption with this private key, into a buffer zeroed on release.
     ///
-    /// - Throws: `errSecParam` when the ciphertext or its padding is wrong.
-    func decrypt(_ input: UnsafeRawBufferPointer, padding: RSAPadding) throws -> SecureBytes {
+    /// - Throws: `.badParameter` when the ciphertext or its padding is wrong.
+    package func decrypt(_ input: UnsafeRawBufferPointer, padding: RSAPadding) throws -> SecureBytes {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_decrypt_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_decrypt_init") }
@@ -103,21 +103,21 @@ extension EVPKey {
         }
         guard ok else {
             ERR_clear_error()
-            throw KeychainError(.param, "RSAdecrypt wrong input")
+            throw OpenSSLError(.badParameter, "RSAdecrypt wrong input")
         }
         return SecureBytes(copying: plaintext[0..<length])
     }
 
     /// ECDH: the shared x-coordinate with `peer`'s public key, field-size bytes.
     ///
-    /// - Throws: `errSecParam` when the peer key is not on this key's curve.
-    func deriveSharedSecret(with peer: EVPKey) throws -> SecureBytes {
+    /// - Throws: `.badParameter` when the peer key is not on this key's curve.
+    package func deriveSharedSecret(with peer: EVPKey) throws -> SecureBytes {
         let context = try operationContext()
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_derive_init(context) == 1 else { throw OpenSSL.failure("EVP_PKEY_derive_init") }
         guard EVP_PKEY_derive_set_peer(context, peer.pointer) == 1 else {
             ERR_clear_error()
-            throw KeychainError(.param, "ECpriv sharedsecret: bad public key")
+            throw OpenSSLError(.badParameter, "ECpriv sharedsecret: bad public key")
         }
         var length = 0
         guard EVP_PKEY_derive(context, nil, &length) == 1 else { throw OpenSSL.failure("EVP_PKEY_derive") }
