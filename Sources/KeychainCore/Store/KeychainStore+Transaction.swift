@@ -26,7 +26,7 @@ extension KeychainStore {
         func lookup(primaryKeyToken token: Data, keysAreCurrent: (Data?) throws -> Void = { _ in }) throws -> TokenLookup {
             try store.lookup(primaryKeyToken: token, in: connection, keysAreCurrent: keysAreCurrent)
         }
-        func pruneDanglingSearchEntries() throws -> Int { try store.pruneDanglingSearchEntries(in: connection) }
+        @discardableResult func pruneDanglingSearchEntries() throws -> Int { try store.pruneDanglingSearchEntries(in: connection) }
         func pruneEntriesWithoutRows(of itemClass: ItemClass) throws -> Int {
             try store.pruneEntriesWithoutRows(of: itemClass, in: connection)
         }
