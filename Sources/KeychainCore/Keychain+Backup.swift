@@ -106,10 +106,7 @@ extension Keychain {
         // Sealed inside the transaction: with the keys of the keybag it commits with.
         try writing(removing: true) { tx in
             try tx.deleteAllRows()
-            for (record, secret) in items {
-                _ = try tx.insert(try seal(record, secret: secret))
-                try registerAccessGroup(record.accessGroup, in: tx)
-            }
+            for (record, secret) in items { try tx.insert(record, secret: secret) }
         }
         return RestoreSummary(restoredCount: items.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
     }

@@ -61,7 +61,7 @@ extension Keychain {
             groups = [group]
         } else if context.allowsAllGroups {
             if singleStatement { return .needsTransaction }
-            groups = try knownAccessGroups(in: tx)
+            groups = try tx.accessGroupNames()
         } else {
             groups = context.accessGroups
         }

@@ -84,7 +84,7 @@ struct TemporaryKeychain {
                 let secret = try row.secret.map {
                     try keychain.sealer.openSecret($0, sealedIn: row).get().withUnsafeBytes { Data($0) }
                 }
-                let legacy = try keychain.seal(record, secret: secret, generation: 0)
+                let legacy = try keychain.store.seal(record, secret: secret, generation: 0)
                 try connection.statement("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?").bind([
                     .blob(legacy.metadata), legacy.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()

@@ -93,6 +93,10 @@ final class KeychainStore: Sendable {
     let path: String
     /// The rollback ledger's key and rules.
     let ledger: RollbackLedger
+    /// Seals and opens the rows of this store's items.
+    let sealer: ItemSealer
+    /// The group table's entries this process has made, by group name (`Transaction.registerAccessGroup`).
+    let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
     private let pool = Mutex<[PooledConnection]>([])
     /// Whether a checkpoint is scheduled (`scheduleCheckpoint`).
     let checkpointPending = Mutex(false)
@@ -104,9 +108,10 @@ final class KeychainStore: Sendable {
     /// `KeychainMigration`.
     ///
     /// - Throws: `errSecInvalidKeychain` for a database written by a newer version.
-    init(path: String, ledger: RollbackLedger) throws {
+    init(path: String, ledger: RollbackLedger, sealer: ItemSealer) throws {
         self.path = path
         self.ledger = ledger
+        self.sealer = sealer
         try FileSystem.createPrivateFileIfMissing(path, role: .database)
         Self.registerForExit(self)
         try withConnection { connection in
