@@ -41,7 +41,7 @@ extension Keychain {
                     continue
                 }
                 let record: ItemRecord
-                switch sealer.open(row) {
+                switch store.open(row) {
                 case .opened(let opened): record = opened
                 case .damaged: continue
                 case .locked: throw KeychainError.classLocked
@@ -49,7 +49,7 @@ extension Keychain {
                 guard let key = classKeys[KeybagClass(record.protection)] else { continue }
                 // An item whose attributes open but whose secret does not fails the backup.
                 var plaintext = try Self.backupPlaintext(
-                    record, secret: row.secret.map { try sealer.openSecret($0, sealedIn: row).get() })
+                    record, secret: row.secret.map { try store.openSecret($0, sealedIn: row).get() })
                 defer { plaintext.wipe() }
                 var item = BackupFile.SealedItem(
                     itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())

@@ -73,7 +73,7 @@ extension Keychain {
                 // found, which opens only once it proves current.
                 var candidate = row
                 candidate.isCurrent = true
-                switch sealer.open(candidate, unless: { try self.excludes($0, request) }) {
+                switch store.open(candidate, unless: { try self.excludes($0, request) }) {
                 case .opened(nil), .damaged: return true
                 case .opened(let opened?):
                     row.isCurrent = try tx.isCurrent(row)
@@ -81,7 +81,7 @@ extension Keychain {
                 case .locked: outcome = .locked
                 }
             } else {
-                outcome = sealer.open(row).map(Optional.some)
+                outcome = store.open(row).map(Optional.some)
             }
             let record: ItemRecord
             switch outcome {
@@ -130,7 +130,7 @@ extension Keychain {
                 }
                 if try !consider(row, keyed: true, decidedByKey: keyOnly) { break }
             }
-        } else if let tokens = try searchIndexTokens(for: request) {
+        } else if let tokens = try searchIndexTokens(for: request, in: tx) {
             // The index names every row that can match (and rows not indexed yet); each is
             // opened and matched in full, as in a scan.
             recordPlan(.searchIndex)
@@ -303,7 +303,7 @@ extension Keychain {
 
     /// `readableSecret` in a buffer zeroed on release.
     func readableSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes? {
-        switch sealer.openSecret(blob, sealedIn: row) {
+        switch store.openSecret(blob, sealedIn: row) {
         case .opened(let secret): return secret
         case .damaged: return nil
         case .locked: throw KeychainError.classLocked
@@ -343,7 +343,7 @@ extension Keychain {
         var secret = changes.secret
         if secret == nil, let blob = row.secret {
             // A secret the update keeps must open: a damaged one is `errSecDecode`.
-            secret = try sealer.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
         }
         defer { secret?.wipe() }
         record.attributes[.sha1] = .data(try digest(of: record, secret: secret))

@@ -2,8 +2,6 @@ import Foundation
 
 /// The transactions the keychain's operations run in.
 extension Keychain {
-    /// The store's sealer, which opens rows.
-    var sealer: ItemSealer { store.sealer }
 
     /// Runs `body` in one read transaction (one snapshot of the database), with this process's
     /// keys made those of the keybag that snapshot names.

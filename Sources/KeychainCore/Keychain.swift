@@ -348,7 +348,7 @@ public final class Keychain: Sendable {
             var unreadable = 0
             let items: [ItemResult] = try rows.compactMap { row in
                 let record: ItemRecord
-                switch sealer.open(row) {
+                switch store.open(row) {
                 case .opened(let opened): record = opened
                 case .damaged:
                     unreadable += 1

@@ -137,3 +137,43 @@ struct AccessGroupEntry: Sendable {
     let token: Data
     let sealedName: Data
 }
+
+/// Reading rows: the store opens what it reads with its keys, and tells a locked row from a
+/// damaged one (`RowOutcome`). Opening needs no transaction: a keyed lookup opens the rows its
+/// one statement found after the statement is done.
+extension KeychainStore {
+    /// Opens a row's attributes into a record.
+    func open(_ row: StoredRow) -> RowOutcome<ItemRecord> { sealer.open(row) }
+
+    /// `open`, except that `excluded` first sees the decrypted record (`RecordCodec` form) and,
+    /// when it returns true, the record is not decoded and the opened value is nil.
+    func open(_ row: StoredRow, unless excluded: ((UnsafeRawBufferPointer) throws -> Bool)?) -> RowOutcome<ItemRecord?> {
+        sealer.open(row, unless: excluded)
+    }
+
+    /// Checks that a row's sealed attributes open, without decoding them.
+    func authenticate(_ row: StoredRow) -> RowOutcome<Void> { sealer.authenticate(row) }
+
+    /// Opens `blob`, the sealed secret of `row`, into a buffer zeroed on release.
+    func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
+        sealer.openSecret(blob, sealedIn: row)
+    }
+}
+
+/// The tokens a transaction looks rows up by, made with the store's index keys.
+extension KeychainStore.Transaction {
+    /// The primary-key token of `encoding` in `accessGroup` with the synchronizable flag.
+    func primaryKeyToken(_ encoding: PrimaryKeyEncoding, accessGroup: String, synchronizable: Bool) throws -> Data {
+        try store.sealer.primaryKeyToken(encoding, accessGroup: accessGroup, synchronizable: synchronizable)
+    }
+
+    /// The search-index token of one attribute's value.
+    func searchToken(itemClass: ItemClass, attribute: AttributeDescriptor, value: AttributeValue) throws -> Data {
+        try store.sealer.searchToken(itemClass: itemClass, attribute: attribute, value: value)
+    }
+
+    /// Enters `record`, opened from its row, into the search index.
+    func index(_ record: ItemRecord) throws {
+        try setSearchTokens(store.sealer.searchTokens(itemClass: record.itemClass, attributes: record.attributes), of: record.rowID)
+    }
+}
