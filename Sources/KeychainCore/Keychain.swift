@@ -168,8 +168,7 @@ public final class Keychain: Sendable {
             passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped,
             autoLock: keybag.settings.autoLockInterval, clock: options.clock)
         boundKeybag = Mutex(keybag.uuid)
-        store = try KeychainStore(
-            path: path, ledger: RollbackLedger(key: keyRing.index.ledger), sealer: ItemSealer(keyRing: keyRing))
+        store = try KeychainStore(path: path, keyRing: keyRing)
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
         let removed: Bool = try store.snapshot { tx in

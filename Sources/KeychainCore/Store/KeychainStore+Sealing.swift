@@ -69,6 +69,21 @@ extension KeychainStore.Transaction {
         try insert(SealedItem(record: record, row: store.seal(record, secret: secret)))
     }
 
+    /// Seals every row of the protection classes `keyClasses` again, from the class keys `old`
+    /// holds to those `new` holds (the keychain's keybag is being replaced). Rows that do not open
+    /// with the old keys (damaged, or not the version the ledger names) are left as they are:
+    /// they did not open before.
+    func resealRows(protectedBy keyClasses: [String], from old: KeyRing, to new: KeyRing) throws {
+        let source = ItemSealer(keyRing: old)
+        let target = ItemSealer(keyRing: new)
+        for rowID in try rowIDs(protectedBy: keyClasses) {
+            guard let row = try row(rowID: rowID),
+                let resealed = try? source.reseal(row, for: target)
+            else { continue }
+            try replaceSealedKeys(of: resealed)
+        }
+    }
+
     /// Inserts sealed items (all or, on the first failure, none: the caller's transaction rolls
     /// back), registering each access group once.
     func insert(contentsOf items: [SealedItem]) throws {

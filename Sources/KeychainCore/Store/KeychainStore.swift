@@ -105,13 +105,14 @@ final class KeychainStore: Sendable {
 
     /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
     /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for
-    /// `KeychainMigration`.
+    /// `KeychainMigration`. Its items are sealed and opened with the class keys `keyRing` holds,
+    /// and its rollback ledger is keyed by the ring's index keys.
     ///
     /// - Throws: `errSecInvalidKeychain` for a database written by a newer version.
-    init(path: String, ledger: RollbackLedger, sealer: ItemSealer) throws {
+    init(path: String, keyRing: KeyRing) throws {
         self.path = path
-        self.ledger = ledger
-        self.sealer = sealer
+        self.ledger = RollbackLedger(key: keyRing.index.ledger)
+        self.sealer = ItemSealer(keyRing: keyRing)
         try FileSystem.createPrivateFileIfMissing(path, role: .database)
         Self.registerForExit(self)
         try withConnection { connection in
