@@ -10,7 +10,7 @@ extension Keychain {
     ///   for a passcode-only item while no passcode is set; `errSecInteractionNotAllowed` when the
     ///   item's protection class is locked (checked before uniqueness: encryption comes first, as
     ///   in Apple's keychain).
-    func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> (ItemRecord, StoredRow) {
+    func prepareAdd(_ request: ItemRequest, context: AccessContext) throws -> SealedItem {
         var attributes = request.attributes.filter { $0.key.maintainer == .caller }
         for attribute in AttributeCatalog.primaryKey(of: request.itemClass) where !attributes.contains(attribute) {
             attributes[attribute] = attribute.emptyValue
@@ -33,13 +33,11 @@ extension Keychain {
         attributes[.creationDate] = .date(now)
         attributes[.modificationDate] = .date(now)
 
-        // One draw of the generator gives the UUID, the nonces and the item key.
-        var random = try RandomDraw(count: 16 + RandomDraw.sealingCount(withSecret: request.secret != nil))
+        // The digest covers attributes and data, not the UUID, which the store draws as it seals.
         var record = ItemRecord(
-            rowID: 0, itemClass: request.itemClass, uuid: random.data(count: 16),
-            attributes: attributes, accessControl: request.accessControl)
+            rowID: 0, itemClass: request.itemClass, uuid: Data(), attributes: attributes, accessControl: request.accessControl)
         record.attributes[.sha1] = .data(try digest(of: record, secret: request.secret))
-        return (record, try seal(record, secret: request.secret, random: &random))
+        return try store.seal(newItem: record, secret: request.secret)
     }
 
     /// Adds many items in one transaction: all are added, or (on the first failure, such as a
@@ -49,15 +47,10 @@ extension Keychain {
     @discardableResult
     public func add(contentsOf requests: [ItemRequest], context: AccessContext) throws -> Int {
         try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, tx in
-            if prepared.contains(where: { $0.0.protection == .whenPasscodeSetThisDeviceOnly }) {
+            if prepared.contains(where: { $0.record.protection == .whenPasscodeSetThisDeviceOnly }) {
                 try requirePasscodeClass(in: tx)
             }
-            var groups = Set<String>()
-            for (record, row) in prepared {
-                _ = try tx.insert(row)
-                groups.insert(record.accessGroup)
-            }
-            for group in groups { try registerAccessGroup(group, in: tx) }
+            try tx.insert(contentsOf: prepared)
             return prepared.count
         }
     }

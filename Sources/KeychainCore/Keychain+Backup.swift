@@ -42,7 +42,7 @@ extension Keychain {
                     continue
                 }
                 let record: ItemRecord
-                switch sealer.open(row) {
+                switch store.open(row) {
                 case .opened(let opened): record = opened
                 case .damaged: continue
                 case .locked: throw KeychainError.classLocked
@@ -50,7 +50,7 @@ extension Keychain {
                 guard let key = classKeys[KeybagClass(record.protection)] else { continue }
                 // An item whose attributes open but whose secret does not fails the backup.
                 var plaintext = try Self.backupPlaintext(
-                    record, secret: row.secret.map { try sealer.openSecret($0, sealedIn: row).get() })
+                    record, secret: row.secret.map { try store.openSecret($0, sealedIn: row).get() })
                 defer { plaintext.wipe() }
                 var item = BackupFile.SealedItem(
                     itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())
@@ -107,10 +107,7 @@ extension Keychain {
         // Sealed inside the transaction: with the keys of the keybag it commits with.
         try writing(removing: true) { tx in
             try tx.deleteAllRows()
-            for (record, secret) in items {
-                _ = try tx.insert(try seal(record, secret: secret))
-                try registerAccessGroup(record.accessGroup, in: tx)
-            }
+            for (record, secret) in items { try tx.insert(record, secret: secret) }
         }
         return RestoreSummary(restoredCount: items.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
     }

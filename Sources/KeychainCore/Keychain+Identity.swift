@@ -67,7 +67,7 @@ extension Keychain {
                     leavingOutItemsWithoutObject: true
                 ) { _ in
                     let certificateData = try pair.certificate.row.secret.map {
-                        try sealer.openSecret($0, sealedIn: pair.certificate.row).get().withUnsafeBytes { Data($0) }
+                        try store.openSecret($0, sealedIn: pair.certificate.row).get().withUnsafeBytes { Data($0) }
                     }
                     guard case .key(let privateKey)? = key.reference,
                         case .certificate(let certificate)? = reference(

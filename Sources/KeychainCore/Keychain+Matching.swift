@@ -74,7 +74,7 @@ extension Keychain {
                 // found, which opens only once it proves current.
                 var candidate = row
                 candidate.isCurrent = true
-                switch sealer.open(candidate, unless: { try self.excludes($0, request) }) {
+                switch store.open(candidate, unless: { try self.excludes($0, request) }) {
                 case .opened(nil), .damaged: return true
                 case .opened(let opened?):
                     row.isCurrent = try tx.isCurrent(row)
@@ -82,7 +82,7 @@ extension Keychain {
                 case .locked: outcome = .locked
                 }
             } else {
-                outcome = sealer.open(row).map(Optional.some)
+                outcome = store.open(row).map(Optional.some)
             }
             let record: ItemRecord
             switch outcome {
@@ -131,7 +131,7 @@ extension Keychain {
                 }
                 if try !consider(row, keyed: true, decidedByKey: keyOnly) { break }
             }
-        } else if let tokens = try searchIndexTokens(for: request) {
+        } else if let tokens = try searchIndexTokens(for: request, in: tx) {
             // The index names every row that can match (and rows not indexed yet); each is
             // opened and matched in full, as in a scan.
             recordPlan(.searchIndex)
@@ -304,7 +304,7 @@ extension Keychain {
 
     /// `readableSecret` in a buffer zeroed on release.
     func readableSecretBytes(_ blob: Data, of row: StoredRow) throws -> SecureBytes? {
-        switch sealer.openSecret(blob, sealedIn: row) {
+        switch store.openSecret(blob, sealedIn: row) {
         case .opened(let secret): return secret
         case .damaged: return nil
         case .locked: throw KeychainError.classLocked
@@ -344,58 +344,11 @@ extension Keychain {
         var secret = changes.secret
         if secret == nil, let blob = row.secret {
             // A secret the update keeps must open: a damaged one is `errSecDecode`.
-            secret = try sealer.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
         }
         defer { secret?.wipe() }
         record.attributes[.sha1] = .data(try digest(of: record, secret: secret))
-        // The row's token (authenticated with the record) stays while the primary key does, and
-        // its search tokens while the indexed attributes do.
-        let keyUnchanged = AttributeCatalog.primaryKey(of: record.itemClass).allSatisfy {
-            record.attributes[$0] == original.attributes[$0]
-        }
-        let indexedUnchanged = row.searchTokens != nil
-            && AttributeCatalog.searchIndexed(of: record.itemClass).allSatisfy {
-                record.attributes[$0] == original.attributes[$0]
-            }
-        // Both sealed parts bind the row's generation, which every write advances: the secret is
-        // sealed again even when it does not change.
-        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
-        var updated = try seal(
-            record, secret: secret, token: keyUnchanged ? row.primaryKeyToken : nil,
-            searchTokens: indexedUnchanged ? row.searchTokens : nil, generation: row.generation + 1, random: &random)
-        updated.rowID = row.rowID
-        try tx.update(updated, previous: row, sameKey: keyUnchanged && updated.keyClass == row.keyClass)
-        if record.accessGroup != original.accessGroup { try registerAccessGroup(record.accessGroup, in: tx) }
-    }
-
-    /// Seals a record (and its secret, when given) into a row at `generation` (1 for a new row),
-    /// under the keys of its protection class.
-    ///
-    /// - Throws: `errSecInteractionNotAllowed` when that class is locked.
-    func seal(_ record: ItemRecord, secret: Data?, generation: Int64 = 1) throws -> StoredRow {
-        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: secret != nil))
-        return try seal(record, secret: secret, generation: generation, random: &random)
-    }
-
-    /// `seal`, taking its nonces and item key from `random` (`RandomDraw.sealingCount`); `token`
-    /// and `searchTokens`, when given, are the record's primary-key and search tokens, already
-    /// known.
-    func seal(
-        _ record: ItemRecord, secret: Data?, token knownToken: Data? = nil, searchTokens knownSearchTokens: Data? = nil,
-        generation: Int64 = 1, random: inout RandomDraw
-    ) throws -> StoredRow {
-        let token = try knownToken ?? sealer.primaryKeyToken(itemClass: record.itemClass, attributes: record.attributes)
-        let searchTokens = try knownSearchTokens
-            ?? sealer.searchTokens(itemClass: record.itemClass, attributes: record.attributes)
-        return StoredRow(
-            rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
-            primaryKeyToken: token,
-            metadata: try sealer.sealMetadata(record, token: token, generation: generation, random: &random),
-            secret: try secret.map {
-                try sealer.sealSecret(
-                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
-                    random: &random)
-            }, isSynchronizable: record.isSynchronizable, generation: generation, searchTokens: searchTokens)
+        try tx.update(record, secret: secret, original: original, replacing: row)
     }
 
     /// The item digest Apple returns as `sha1`: SHA-1 over the item's attributes and data.
@@ -404,27 +357,5 @@ extension Keychain {
             record.attributes, accessControl: record.accessControl?.serialized, secret: secret)
         defer { encoded.wipe() }
         return try Digest.sha1(encoded)
-    }
-
-    /// Records `group` in the group table so `*` callers can find items by key.
-    func registerAccessGroup(_ group: String, in tx: KeychainStore.Transaction) throws {
-        // The token and sealed name are made once per group and process; the insert is ignored
-        // when the group is registered already (no page is written then).
-        let entry: AccessGroupEntry
-        if let known = accessGroupEntries.withLock({ $0[group] }) {
-            entry = known
-        } else {
-            let token = try sealer.accessGroupToken(group)
-            entry = AccessGroupEntry(token: token, sealedName: try sealer.sealAccessGroup(group, token: token))
-            accessGroupEntries.withLock { $0[group] = entry }
-        }
-        try tx.registerAccessGroup(token: entry.token, sealedName: entry.sealedName)
-    }
-
-    /// Every access group that has (or had) items in this keychain.
-    func knownAccessGroups(in tx: KeychainStore.Transaction) throws -> [String] {
-        try tx.accessGroups().compactMap { entry in
-            try? sealer.openAccessGroup(entry.sealedName, token: entry.token)
-        }
     }
 }

@@ -147,21 +147,13 @@ extension Keychain {
     private func resealRows(
         from old: [KeybagClass: SymmetricKey], to new: [KeybagClass: SymmetricKey], in tx: KeychainStore.Transaction
     ) throws {
-        func sealer(_ keys: [KeybagClass: SymmetricKey]) throws -> ItemSealer {
-            ItemSealer(
-                keyRing: try KeyRing(
-                    index: keyRing.index, classKeys: keys, hasPasscode: true, passcodeClassEntry: nil, autoLock: nil,
-                    clock: options.clock))
+        func ring(_ keys: [KeybagClass: SymmetricKey]) throws -> KeyRing {
+            try KeyRing(
+                index: keyRing.index, classKeys: keys, hasPasscode: true, passcodeClassEntry: nil, autoLock: nil,
+                clock: options.clock)
         }
-        let source = try sealer(old)
-        let target = try sealer(new)
         let protected = Protection.allCases.filter { KeybagClass($0).needsPasscode }.map(\.rawValue)
-        for rowID in try tx.rowIDs(protectedBy: protected) {
-            guard let row = try tx.row(rowID: rowID),
-                let resealed = try? source.reseal(row, for: target)
-            else { continue }
-            try tx.replaceSealedKeys(of: resealed)
-        }
+        try tx.resealRows(protectedBy: protected, from: ring(old), to: ring(new))
     }
 
     /// How long until another passcode attempt will be evaluated; nil when one may be made now.

@@ -61,7 +61,7 @@ extension Keychain {
             groups = [group]
         } else if context.allowsAllGroups {
             if singleStatement { return .needsTransaction }
-            groups = try knownAccessGroups(in: tx)
+            groups = try tx.accessGroupNames()
         } else {
             groups = context.accessGroups
         }
@@ -74,7 +74,7 @@ extension Keychain {
         var synchronizableItemsMayExist: Bool?
         for group in groups {
             for flag in [false, true] where onlyFlag.map({ $0 == flag }) ?? (!flag || synchronizableItemsMayExist != false) {
-                let token = try sealer.primaryKeyToken(encoding, accessGroup: group, synchronizable: flag)
+                let token = try tx.primaryKeyToken(encoding, accessGroup: group, synchronizable: flag)
                 let lookup = try tx.lookup(primaryKeyToken: token) { recorded in
                     // Outside a transaction the statement's snapshot decides the keys.
                     guard singleStatement else { return }
@@ -136,7 +136,7 @@ extension Keychain {
             do {
                 if decodes {
                     let record: ItemRecord
-                    switch sealer.open(row) {
+                    switch store.open(row) {
                     case .opened(let opened): record = opened
                     case .damaged:
                         foundDamage = true
@@ -145,7 +145,7 @@ extension Keychain {
                     }
                     result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true)
                 } else {
-                    switch sealer.authenticate(row) {
+                    switch store.authenticate(row) {
                     case .opened: break
                     case .damaged:
                         foundDamage = true
@@ -187,7 +187,7 @@ extension Keychain {
                 damaged.append(row.rowID)
                 continue
             }
-            switch sealer.authenticate(row) {
+            switch store.authenticate(row) {
             case .opened, .locked:
                 // A locked row is deleted all the same: its token decides the match.
                 intact.append(row.rowID)

@@ -38,26 +38,24 @@ extension Keychain {
             (certificate: try self.prepareAdd(certificateRequest, context: context), key: try self.prepareAdd(keyRequest, context: context))
         }
         let (certificateRecord, keyRecord) = try writing(sealing: prepare) { prepared, tx in
-            var (certificateRecord, certificateRow) = prepared.certificate
-            var (keyRecord, keyRow) = prepared.key
+            var certificateRecord = prepared.certificate.record
+            var keyRecord = prepared.key.record
             var added = 0
             do {
-                certificateRecord.rowID = try tx.insert(certificateRow)
+                certificateRecord = try tx.insert(prepared.certificate)
                 added += 1
             } catch let error as KeychainError where error.code == .duplicateItem {
-                if let existing = try tx.lookup(primaryKeyToken: certificateRow.primaryKeyToken).row {
+                if let existing = try tx.lookup(primaryKeyToken: prepared.certificate.row.primaryKeyToken).row {
                     certificateRecord.uuid = existing.uuid
                 }
             }
             do {
-                keyRecord.rowID = try tx.insert(keyRow)
+                keyRecord = try tx.insert(prepared.key)
                 added += 1
             } catch let error as KeychainError where error.code == .duplicateItem {
                 // The key is already stored: another certificate of the same key pair.
             }
             guard added > 0 else { throw KeychainError(.duplicateItem, "the identity's certificate and key exist") }
-            try registerAccessGroup(certificateRecord.accessGroup, in: tx)
-            try registerAccessGroup(keyRecord.accessGroup, in: tx)
             return (certificateRecord, keyRecord)
         }
         guard !request.returns.isEmpty else { return nil }

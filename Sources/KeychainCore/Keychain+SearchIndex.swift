@@ -22,7 +22,7 @@ extension Keychain {
     /// The search-index tokens a query's rows must hold, the most selective first (at most
     /// `KeychainStore.maximumSearchTokens`); nil when the query names no indexed attribute, or
     /// compares text case-insensitively (a token matches exact values only): it reads its class.
-    func searchIndexTokens(for request: ItemRequest) throws -> [Data]? {
+    func searchIndexTokens(for request: ItemRequest, in tx: KeychainStore.Transaction) throws -> [Data]? {
         guard options.usesSearchIndex, !request.caseInsensitive, !request.attributes.isEmpty else { return nil }
         let indexed = AttributeCatalog.searchIndexed(of: request.itemClass).filter { request.attributes.contains($0) }
         guard !indexed.isEmpty else { return nil }
@@ -32,7 +32,7 @@ extension Keychain {
             return leftRank < rightRank
         }
         return try ranked.prefix(KeychainStore.maximumSearchTokens).map { attribute in
-            try sealer.searchToken(itemClass: request.itemClass, attribute: attribute, value: request.attributes[attribute]!)
+            try tx.searchToken(itemClass: request.itemClass, attribute: attribute, value: request.attributes[attribute]!)
         }
     }
 
@@ -62,9 +62,8 @@ extension Keychain {
                         for var row in rows {
                             row.isCurrent = try tx.isCurrent(row)
                             // A row that does not open now (locked or damaged) is indexed later.
-                            guard case .opened(let record) = sealer.open(row) else { continue }
-                            let tokens = try sealer.searchTokens(itemClass: itemClass, attributes: record.attributes)
-                            try tx.setSearchTokens(tokens, of: row.rowID)
+                            guard case .opened(let record) = store.open(row) else { continue }
+                            try tx.index(record)
                             count += 1
                         }
                         return (count, rows.last?.rowID)

@@ -2,6 +2,7 @@ import Foundation
 
 /// The transactions the keychain's operations run in.
 extension Keychain {
+
     /// Runs `body` in one read transaction (one snapshot of the database), with this process's
     /// keys made those of the keybag that snapshot names.
     func reading<T>(_ body: (KeychainStore.Transaction) throws -> T) throws -> T {

@@ -12,7 +12,6 @@ public final class Keychain: Sendable {
     /// The database file.
     public let path: String
     let store: KeychainStore
-    let sealer: ItemSealer
     let keyRing: KeyRing
     let options: KeychainOptions
     /// The device key: wraps the keybag's device-bound keys, keys its MAC, binds backups.
@@ -21,8 +20,6 @@ public final class Keychain: Sendable {
     /// sealed for; when that changes (a passcode set, changed or removed, perhaps by another
     /// process), the next transaction adopts the new keybag (`requireCurrentKeys`).
     let boundKeybag: Mutex<Data>
-    /// The group table's entries this process has made, by group name (`registerAccessGroup`).
-    let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
     /// The plans this process's searches took (`queryPlanStatistics`).
     let planStatistics = Mutex(QueryPlanStatistics())
 
@@ -172,8 +169,7 @@ public final class Keychain: Sendable {
             passcodeClassEntry: keybag.entry(.whenPasscodeSetThisDeviceOnly)?.wrapped,
             autoLock: keybag.settings.autoLockInterval, clock: options.clock)
         boundKeybag = Mutex(keybag.uuid)
-        sealer = ItemSealer(keyRing: keyRing)
-        store = try KeychainStore(path: path, ledger: RollbackLedger(key: keyRing.index.ledger))
+        store = try KeychainStore(path: path, keyRing: keyRing)
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
         let removed: Bool = try store.snapshot { tx in
@@ -212,11 +208,8 @@ public final class Keychain: Sendable {
     public func add(_ request: ItemRequest, context: AccessContext) throws -> ItemResult? {
         if request.identity != nil { return try addIdentity(request, context: context) }
         let record: ItemRecord = try writing(sealing: { try prepareAdd(request, context: context) }) { prepared, tx in
-            var (record, row) = prepared
-            if record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: tx) }
-            record.rowID = try tx.insert(row)
-            try registerAccessGroup(record.accessGroup, in: tx)
-            return record
+            if prepared.record.protection == .whenPasscodeSetThisDeviceOnly { try requirePasscodeClass(in: tx) }
+            return try tx.insert(prepared)
         }
         guard !request.returns.isEmpty else { return nil }
         return ItemResultBuilder(returns: request.returns).result(
@@ -355,7 +348,7 @@ public final class Keychain: Sendable {
             var unreadable = 0
             let items: [ItemResult] = try rows.compactMap { row in
                 let record: ItemRecord
-                switch sealer.open(row) {
+                switch store.open(row) {
                 case .opened(let opened): record = opened
                 case .damaged:
                     unreadable += 1
@@ -370,10 +363,4 @@ public final class Keychain: Sendable {
             return (items, KeychainDamage(unreadableItems: unreadable, missingItems: missing))
         }
     }
-}
-
-/// An access group's row in the group table: its keyed token and its sealed name.
-struct AccessGroupEntry: Sendable {
-    let token: Data
-    let sealedName: Data
 }

@@ -34,25 +34,25 @@ struct RowOutcomeTests {
         let temporary = try LockStateTests.populated()
         let unlocked = temporary.keychain
         let rows = try Self.rows(of: unlocked)
-        let classA = try Self.row(service: Protection.whenUnlocked.rawValue, in: rows, sealer: unlocked.sealer)
-        let classD = try Self.row(service: Protection.always.rawValue, in: rows, sealer: unlocked.sealer)
+        let classA = try Self.row(service: Protection.whenUnlocked.rawValue, in: rows, sealer: unlocked.store.sealer)
+        let classD = try Self.row(service: Protection.always.rawValue, in: rows, sealer: unlocked.store.sealer)
         let secret = try #require(classA.secret)
 
         let keychain = try temporary.reopened()
         #expect(keychain.lockState == .beforeFirstUnlock)
-        #expect(Self.kind(keychain.sealer.open(classA)) == "locked")
-        #expect(Self.kind(keychain.sealer.open(classA, unless: { _ in true })) == "locked")
-        #expect(Self.kind(keychain.sealer.authenticate(classA)) == "locked")
-        #expect(Self.kind(keychain.sealer.openSecret(secret, sealedIn: classA)) == "locked")
-        #expect(Self.kind(keychain.sealer.open(classD)) == "opened")
+        #expect(Self.kind(keychain.store.sealer.open(classA)) == "locked")
+        #expect(Self.kind(keychain.store.sealer.open(classA, unless: { _ in true })) == "locked")
+        #expect(Self.kind(keychain.store.sealer.authenticate(classA)) == "locked")
+        #expect(Self.kind(keychain.store.sealer.openSecret(secret, sealedIn: classA)) == "locked")
+        #expect(Self.kind(keychain.store.sealer.open(classD)) == "opened")
 
         try keychain.unlock(passcode: Data("1234".utf8))
-        guard case .opened(let record) = keychain.sealer.open(classA) else {
+        guard case .opened(let record) = keychain.store.sealer.open(classA) else {
             Issue.record("an intact row of an unlocked class did not open")
             return
         }
         #expect(record.attributes[.service] == .string(Protection.whenUnlocked.rawValue))
-        guard case .opened(let opened) = keychain.sealer.openSecret(secret, sealedIn: classA) else {
+        guard case .opened(let opened) = keychain.store.sealer.openSecret(secret, sealedIn: classA) else {
             Issue.record("an intact secret did not open")
             return
         }
@@ -63,7 +63,7 @@ struct RowOutcomeTests {
     func damagedIsNotLocked() throws {
         let temporary = try TemporaryKeychain()
         try temporary.addPassword(service: "s", account: "a", secret: "secret")
-        let sealer = temporary.keychain.sealer
+        let sealer = temporary.keychain.store.sealer
         let row = try #require(try Self.rows(of: temporary.keychain).first)
         let secret = try #require(row.secret)
         #expect(Self.kind(sealer.open(row)) == "opened")

@@ -247,7 +247,7 @@ struct SearchIndexTests {
             ($0.blob(0) ?? Data(), $0.int64(1))
         }
         #expect(tokensPerItem.allSatisfy { $0.0.count == SearchIndexEncoding.tokenLength })
-        let serviceToken = try temporary.keychain.sealer.searchToken(
+        let serviceToken = try temporary.keychain.store.sealer.searchToken(
             itemClass: .genericPassword, attribute: AttributeCatalog.attribute(named: "svce")!, value: .string("chat"))
         #expect(tokensPerItem.first { $0.0 == serviceToken }?.1 == 10)
     }
@@ -259,7 +259,7 @@ struct SearchIndexTests {
         request.attributes = ["svce": .string("svc"), "acct": .string("a"), "labl": .string("l")]
         request.secret = Data("s".utf8)
         _ = try temporary.keychain.add(request, context: Self.context)
-        let token = try temporary.keychain.sealer.searchToken(
+        let token = try temporary.keychain.store.sealer.searchToken(
             itemClass: .genericPassword, attribute: AttributeCatalog.attribute(named: "svce")!, value: .string("svc"))
         try SQLiteConnection(path: temporary.keychain.path).statement("DELETE FROM search_index WHERE token = ?").bind([.blob(token)]).run()
 

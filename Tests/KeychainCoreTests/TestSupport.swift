@@ -80,11 +80,11 @@ struct TemporaryKeychain {
         let connection = try SQLiteConnection(path: keychain.path)
         try connection.writeTransaction {
             for row in try keychain.store.allRows(in: connection) {
-                let record = try keychain.sealer.open(row).get()
+                let record = try keychain.store.sealer.open(row).get()
                 let secret = try row.secret.map {
-                    try keychain.sealer.openSecret($0, sealedIn: row).get().withUnsafeBytes { Data($0) }
+                    try keychain.store.sealer.openSecret($0, sealedIn: row).get().withUnsafeBytes { Data($0) }
                 }
-                let legacy = try keychain.seal(record, secret: secret, generation: 0)
+                let legacy = try keychain.store.seal(record, secret: secret, generation: 0)
                 try connection.statement("UPDATE items SET metadata = ?, secret = ? WHERE rowid = ?").bind([
                     .blob(legacy.metadata), legacy.secret.map(SQLiteValue.blob) ?? .null, .integer(row.rowID),
                 ]).run()

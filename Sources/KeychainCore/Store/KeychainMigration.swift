@@ -38,7 +38,7 @@ enum KeychainMigration {
                         try legacy.openSecret(blob, itemClass: row.itemClass, uuid: row.uuid).withUnsafeBytes { Data($0) }
                     }
                     defer { secret?.wipe() }
-                    var resealed = try keychain.seal(record, secret: secret, generation: row.generation + 1)
+                    var resealed = try store.seal(record, secret: secret, generation: row.generation + 1)
                     resealed.rowID = row.rowID
                     try store.update(resealed, previous: row, in: connection)
                     migrated += 1
@@ -51,7 +51,7 @@ enum KeychainMigration {
                 }
                 try store.removeAccessGroups(in: connection)
                 let tx = KeychainStore.Transaction(store: store, connection: connection)
-                for group in groups { try keychain.registerAccessGroup(group, in: tx) }
+                for group in groups { try tx.registerAccessGroup(group) }
                 try store.removeValue(forKey: "key-check", in: connection)
                 try store.setValue(keybag.uuid, forKey: "keybag-uuid", in: connection)
             }

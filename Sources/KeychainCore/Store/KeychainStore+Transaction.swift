@@ -3,9 +3,10 @@ import KeychainSQLite
 
 extension KeychainStore {
     /// One transaction on the store (or, for `KeychainStore.snapshot`, one connection whose every
-    /// statement sees its own snapshot): through it the engine inserts, updates, deletes, looks
-    /// up and scans rows, registers access groups and reads the ledger, without naming the
-    /// database connection underneath.
+    /// statement sees its own snapshot): through it the engine inserts and updates items (sealed
+    /// by the store, `KeychainStore+Sealing.swift`), deletes, looks up and scans rows, and reads
+    /// the ledger, which every write keeps, as it keeps the group registry, without naming the
+    /// database connection or the sealer underneath.
     struct Transaction {
         let store: KeychainStore
         let connection: SQLiteConnection

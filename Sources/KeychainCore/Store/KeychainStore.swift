@@ -93,6 +93,10 @@ final class KeychainStore: Sendable {
     let path: String
     /// The rollback ledger's key and rules.
     let ledger: RollbackLedger
+    /// Seals and opens the rows of this store's items.
+    let sealer: ItemSealer
+    /// The group table's entries this process has made, by group name (`Transaction.registerAccessGroup`).
+    let accessGroupEntries = Mutex<[String: AccessGroupEntry]>([:])
     private let pool = Mutex<[PooledConnection]>([])
     /// Whether a checkpoint is scheduled (`scheduleCheckpoint`).
     let checkpointPending = Mutex(false)
@@ -101,12 +105,14 @@ final class KeychainStore: Sendable {
 
     /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
     /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for
-    /// `KeychainMigration`.
+    /// `KeychainMigration`. Its items are sealed and opened with the class keys `keyRing` holds,
+    /// and its rollback ledger is keyed by the ring's index keys.
     ///
     /// - Throws: `errSecInvalidKeychain` for a database written by a newer version.
-    init(path: String, ledger: RollbackLedger) throws {
+    init(path: String, keyRing: KeyRing) throws {
         self.path = path
-        self.ledger = ledger
+        self.ledger = RollbackLedger(key: keyRing.index.ledger)
+        self.sealer = ItemSealer(keyRing: keyRing)
         try FileSystem.createPrivateFileIfMissing(path, role: .database)
         Self.registerForExit(self)
         try withConnection { connection in
