@@ -128,7 +128,9 @@ final class DiskFiller {
 
     init(filling path: String) throws {
         self.path = path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // Close-on-exec: a child another test starts meanwhile must not inherit the filler and
+        // keep its blocks allocated after it is unlinked (the disk would stay full).
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ChildProcessError("cannot create the filler (errno \(errno))") }
         defer { close(descriptor) }
         let block = [UInt8](repeating: 0x5a, count: 4096)
@@ -136,7 +138,7 @@ final class DiskFiller {
         guard errno == ENOSPC else { throw ChildProcessError("the filler stopped with errno \(errno)") }
         // The disk is full: even a one-byte file cannot be written.
         let probe = (path as NSString).deletingLastPathComponent + "/probe"
-        let small = open(probe, O_WRONLY | O_CREAT, 0o600)
+        let small = open(probe, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
         defer { if small >= 0 { close(small); unlink(probe) } }
         if small >= 0, write(small, "x", 1) == 1, fsync(small) == 0 {
             throw ChildProcessError("the disk accepted a write after filling")

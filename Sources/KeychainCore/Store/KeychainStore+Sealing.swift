@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 
 /// Sealing, owned by the store: items are sealed under the keys of their protection class with
