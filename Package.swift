@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "Security", targets: ["Security"]),
         .executable(name: "security", targets: ["SecurityTool"]),
+        .executable(name: "keychaind", targets: ["keychaind"]),
         .executable(name: "keychain-bench", targets: ["KeychainBench"]),
         .executable(name: "bench-hello", targets: ["BenchHello"]),
         // The reliability tests' helper process (crash, concurrency, full-disk and memory probes).
@@ -54,17 +55,37 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // keychaind's protocol and client: typed requests and results on a Unix socket, and the
+        // choice between the daemon and a keychain opened in-process.
+        .target(
+            name: "KeychainService",
+            dependencies: ["KeychainCore"],
+            swiftSettings: strictFlags
+        ),
+
+        // keychaind itself: the server, peer credentials and the caller's access groups.
+        .target(
+            name: "KeychainDaemon",
+            dependencies: ["KeychainService", "KeychainCore"],
+            swiftSettings: strictFlags
+        ),
+        .executableTarget(
+            name: "keychaind",
+            dependencies: ["KeychainDaemon"],
+            swiftSettings: strictFlags
+        ),
+
         // The Apple-compatible surface.
         .target(
             name: "Security",
-            dependencies: ["KeychainCore"],
+            dependencies: ["KeychainCore", "KeychainService"],
             swiftSettings: strictFlags
         ),
 
         // The `security` command: a testable library and a tiny main.
         .target(
             name: "SecurityCLI",
-            dependencies: ["Security", "KeychainCore"],
+            dependencies: ["Security", "KeychainCore", "KeychainService"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -102,6 +123,11 @@ let package = Package(
         .testTarget(
             name: "KeychainCoreTests",
             dependencies: ["KeychainCore", "KeychainSQLite", "KeychainCrypto"],
+            swiftSettings: strictFlags
+        ),
+        .testTarget(
+            name: "KeychainServiceTests",
+            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore"],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A keychain opened in the calling process, used on behalf of one access context.
+///
+/// This is how a program reaches its keychain where no `keychaind` can run (a container, a CI job,
+/// a server process), and how the daemon itself serves each request: the daemon builds one per
+/// request, with the context it decided from the caller's credentials.
+public struct EmbeddedKeychain: KeychainHandle {
+    /// The shared per-process instance.
+    public let keychain: Keychain
+    /// The caller's access groups.
+    public let context: AccessContext
+
+    /// Uses `keychain` on behalf of `context`.
+    public init(_ keychain: Keychain, context: AccessContext) {
+        self.keychain = keychain
+        self.context = context
+    }
+
+    public var path: String { keychain.path }
+
+    public func add(_ request: ItemRequest) throws -> ItemResult? {
+        try keychain.add(request, context: context)
+    }
+
+    public func search(_ request: ItemRequest) throws -> [ItemResult] {
+        try keychain.search(request, context: context)
+    }
+
+    public func update(_ request: ItemRequest, changes: ItemChanges) throws {
+        try keychain.update(request, changes: changes, context: context)
+    }
+
+    @discardableResult
+    public func delete(_ request: ItemRequest) throws -> Int {
+        try keychain.delete(request, context: context)
+    }
+
+    public func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
+        try keychain.allItemsWithDamage(context: context, includingData: includingData)
+    }
+
+    public func status() throws -> KeychainStatus {
+        KeychainStatus(
+            lockState: keychain.lockState, hasPasscode: keychain.hasPasscode,
+            passcodeRetryDelay: try keychain.passcodeRetryDelay, daemonProcess: nil)
+    }
+
+    public func unlock(passcode: Data) throws { try keychain.unlock(passcode: passcode) }
+
+    public func lock() throws { keychain.lock() }
+
+    @discardableResult
+    public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
+        try keychain.changePasscode(from: old, to: new)
+    }
+
+    public func settings() throws -> KeychainSettings { try keychain.settings() }
+
+    public func updateSettings(_ settings: KeychainSettings) throws { try keychain.updateSettings(settings) }
+
+    public func backup(to path: String, password: Data) throws -> BackupSummary {
+        try keychain.backup(to: path, password: password)
+    }
+
+    public func restore(from path: String, password: Data) throws -> RestoreSummary {
+        try keychain.restore(from: path, password: password)
+    }
+}

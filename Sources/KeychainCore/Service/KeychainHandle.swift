@@ -1,0 +1,44 @@
+import Foundation
+
+/// An open keychain as a client uses it: the four item operations, the lock, the passcode and
+/// the settings, on behalf of one caller whose access groups are already decided.
+///
+/// Two kinds exist: `EmbeddedKeychain`, the keychain opened in this process (the caller's groups
+/// come from its entitlements file), and the daemon's client, where `keychaind` holds the keys
+/// and decides the caller's groups from its peer credentials. Both answer every call with the
+/// same results and the same `KeychainError`s, so the `Security` surface and the `security`
+/// command are written once, against this protocol.
+public protocol KeychainHandle: Sendable {
+    /// The keychain's database path.
+    var path: String { get }
+
+    /// Adds an item (`SecItemAdd`); returns what the request's `returns` ask for.
+    func add(_ request: ItemRequest) throws -> ItemResult?
+    /// Finds items (`SecItemCopyMatching`), at most `request.matchLimit` of them.
+    func search(_ request: ItemRequest) throws -> [ItemResult]
+    /// Changes every item the request matches, all or none (`SecItemUpdate`).
+    func update(_ request: ItemRequest, changes: ItemChanges) throws
+    /// Deletes every item the request matches (`SecItemDelete`); returns how many.
+    @discardableResult
+    func delete(_ request: ItemRequest) throws -> Int
+    /// Every item the caller may see, with what could not be read (`security dump-keychain`).
+    func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage)
+
+    /// The lock state, whether a passcode is set, the passcode delay, and who holds the keys.
+    func status() throws -> KeychainStatus
+    /// Unlocks with the passcode (a wrong one counts towards the delays).
+    func unlock(passcode: Data) throws
+    /// Locks: class A keys are dropped for every client of this keychain.
+    func lock() throws
+    /// Sets, changes or removes the passcode; returns how many items were sealed again.
+    @discardableResult
+    func changePasscode(from old: Data?, to new: Data?) throws -> Int
+    /// The lock settings.
+    func settings() throws -> KeychainSettings
+    /// Stores new lock settings; an auto-lock interval applies at once.
+    func updateSettings(_ settings: KeychainSettings) throws
+    /// Writes an encrypted backup of every item to `path`.
+    func backup(to path: String, password: Data) throws -> BackupSummary
+    /// Restores the items of the backup at `path`.
+    func restore(from path: String, password: Data) throws -> RestoreSummary
+}

@@ -1,0 +1,72 @@
+import Foundation
+import KeychainCore
+
+/// Where clients find `keychaind`, and how they choose between it and a keychain opened
+/// in-process.
+public enum ServiceLocation {
+    /// The directory of the per-user daemon's socket: `$XDG_RUNTIME_DIR/swift-keychain`, else
+    /// `/tmp/swift-keychain-<uid>` (a runtime directory is per user and private; the fallback is
+    /// created 0700 and refused if another user owns it).
+    public static var userDirectory: String {
+        if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
+            return (runtime as NSString).appendingPathComponent("swift-keychain")
+        }
+        return "/tmp/swift-keychain-\(getuid())"
+    }
+
+    /// The per-user daemon's socket.
+    public static var userSocket: String {
+        (userDirectory as NSString).appendingPathComponent(socketName)
+    }
+
+    /// The socket's file name in its directory.
+    public static let socketName = "keychaind.sock"
+
+    /// The directory of the system daemon's sockets, one per user (`<uid>.sock`).
+    public static let systemDirectory = "/run/swift-keychain"
+
+    /// The system daemon's socket for `uid`.
+    public static func systemSocket(for uid: uid_t) -> String {
+        (systemDirectory as NSString).appendingPathComponent("\(uid).sock")
+    }
+
+    /// The environment variable that chooses the mode (`embedded` or `daemon`).
+    public static let modeVariable = "KEYCHAIN_MODE"
+
+    /// The environment variable that names a socket to use instead of the default ones.
+    public static let socketVariable = "KEYCHAIND_SOCKET"
+
+    /// The environment variable that names the `keychaind` executable a client may start.
+    public static let executableVariable = "KEYCHAIND_PATH"
+
+    /// How a client reaches its keychains.
+    public enum Mode: Equatable, Sendable {
+        /// In this process, always.
+        case embedded
+        /// Through `keychaind`, always (started if needed; an error when it cannot be).
+        case daemon
+        /// Through `keychaind` when one is reachable or can be started, else in this process.
+        case automatic
+    }
+
+    /// The mode `KEYCHAIN_MODE` asks for.
+    ///
+    /// - Throws: `.param` for a value other than `embedded`, `daemon` or `auto` (a typo must not
+    ///   silently choose a mode).
+    public static func requestedMode() throws -> Mode {
+        switch environment(modeVariable) {
+        case nil, "", "auto": return .automatic
+        case "embedded": return .embedded
+        case "daemon": return .daemon
+        default:
+            throw KeychainError(.param, "\(modeVariable) must be embedded, daemon or auto")
+        }
+    }
+
+    /// A non-empty environment variable.
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let string = String(cString: value)
+        return string.isEmpty ? nil : string
+    }
+}
