@@ -114,6 +114,11 @@ public final class Keychain: Sendable {
         keychain?.keyRing.removeAll()
     }
 
+    /// The keychains this process has open (the daemon checks their lock states before it exits).
+    package static func openInstances() -> [Keychain] {
+        openKeychains.withLock { Array($0.values) }
+    }
+
     /// A separate instance of the keychain at `path`, not shared with this process's other
     /// callers: it stands for the keychain as another process holds it.
     static func openSeparately(path: String, options: KeychainOptions) throws -> Keychain {

@@ -1,4 +1,9 @@
 import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A fixed-size buffer for key material that is zeroed when released.
 ///
@@ -28,7 +33,15 @@ public final class SecureBytes: @unchecked Sendable {
     /// Takes ownership of an initialized buffer.
     private init(owning buffer: UnsafeMutableRawBufferPointer) {
         pointer = buffer
+        if Self.locksMemory.load(ordering: .relaxed), let base = buffer.baseAddress, buffer.count > 0 {
+            // Best effort: a process over its RLIMIT_MEMLOCK keeps the key, unlocked.
+            _ = mlock(base, buffer.count)
+        }
     }
+
+    /// Whether new buffers are locked in RAM (`mlock`), so that key material is never written to
+    /// swap (pages stay locked once locked). `keychaind`, which holds unlocked keys for every client, turns it on at start.
+    package static let locksMemory = Atomic<Bool>(false)
 
     /// Copies `bytes` into a new secure buffer.
     package convenience init<Bytes: ContiguousBytes>(copying bytes: Bytes) {
@@ -58,6 +71,8 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
+        // A locked page stays locked when freed: `munlock` is not counted, and would unlock a
+        // neighbour's key sharing the page.
         Self.wipe(pointer)
         pointer.deallocate()
     }

@@ -1,12 +1,86 @@
 import Foundation
 import KeychainCore
+import KeychainCrypto
 import KeychainService
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The keychain service: listens on its socket and serves each client's requests.
 public enum Daemon {
     /// Runs the daemon until it exits; returns the process's exit status.
+    ///
+    /// Without `--foreground` this process only starts the daemon: it runs itself again with
+    /// `--foreground` in a new session (detached from the terminal) and returns once the socket
+    /// answers, as a client that starts the daemon expects.
     public static func run(_ options: DaemonOptions) -> Int32 {
-        FileHandle.standardError.write(Data("keychaind: the server is being built\n".utf8))
-        return 70
+        if options.system {
+            log("system mode is not available yet")
+            return 69
+        }
+        guard options.foreground else { return DaemonStart.detach(options) }
+        harden()
+        let socketPath = options.socket ?? ServiceLocation.userSocket
+        let listener: UnixListener
+        if let inherited = SystemdActivation.listeningDescriptor() {
+            listener = UnixListener(inheritedDescriptor: inherited)
+        } else {
+            do {
+                guard let claimed = try claimSocket(at: socketPath) else {
+                    log("another keychaind serves \(socketPath)")
+                    return 0
+                }
+                listener = claimed
+            } catch {
+                log("cannot listen on \(socketPath): \(error)")
+                return 71
+            }
+        }
+        let registry = ProgramRegistry(digest: { try ExecutableDigest.shared.digest(ofFileAt: $0) })
+        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, programs: registry)
+        let identify = PeerIdentification(administratorTools: PeerIdentification.toolsBesideDaemon())
+        let server = DaemonServer(listener: listener, handler: handler, identify: { try identify.caller(of: $0) })
+        if let idle = options.idleExit {
+            IdleExit.watch(server, after: idle, socketPath: listener.path)
+        }
+        log("serving \(listener.path ?? "the socket systemd passed")")
+        server.serve()
+    }
+
+    /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), and key
+    /// buffers locked in RAM.
+    static func harden() {
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        _ = setrlimit(RLIMIT_CORE, &none)
+        _ = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        SecureBytes.locksMemory.store(true, ordering: .relaxed)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Creates the socket's private directory, takes the exclusive lock beside the socket and
+    /// listens; nil when another daemon holds the lock.
+    static func claimSocket(at path: String) throws -> UnixListener? {
+        let directory = (path as NSString).deletingLastPathComponent
+        try FileSystem.makePrivateDirectory(directory)
+        let lockPath = path + ".lock"
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { throw SocketError(errno: errno, operation: "open \(lockPath)") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        // The descriptor stays open (and locked) for the life of the process.
+        _ = ftruncate(descriptor, 0)
+        let pid = Array("\(getpid())\n".utf8)
+        _ = pid.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        unlink(path)  // a socket left by a daemon that died
+        return try UnixListener(path: path)
+    }
+
+    /// Writes a line to standard error (the journal under systemd); never a secret or value.
+    static func log(_ message: String) {
+        FileHandle.standardError.write(Data("keychaind[\(getpid())]: \(message)\n".utf8))
     }
 }

@@ -35,6 +35,8 @@ public enum ServiceOperation: Sendable {
     case update(ItemRequest, ItemChanges)
     /// `KeychainHandle.delete`.
     case delete(ItemRequest)
+    /// `KeychainHandle.defaultAccessGroup`.
+    case defaultAccessGroup
     /// `KeychainHandle.allItemsWithDamage`.
     case allItems(includingData: Bool)
     /// `KeychainHandle.status`.
@@ -71,6 +73,8 @@ public enum ServiceResponse: Sendable {
     case items([ItemResult])
     /// A count (items deleted, items sealed again).
     case count(Int)
+    /// An access group.
+    case group(String)
     /// Every item, with what could not be read.
     case itemsWithDamage([ItemResult], KeychainDamage)
     /// The keychain's status.

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) import KeychainCore
+import KeychainService
 
 /// Hooks for testing Data Protection through the Security API: they act on the process's
 /// default keychain (the one `SecItem…` uses) as a device's passcode settings and lock screen
@@ -8,8 +9,10 @@ import Foundation
 public enum SecDataProtectionTesting {
     /// Opens the default keychain with a cheap passcode derivation (1,000 PBKDF2 iterations)
     /// instead of the calibrated one. Call it before any other call in a fresh keychain directory.
+    /// Through `keychaind` it changes nothing: the daemon opens keychains with its own costs.
     public static func useFastKeyDerivation() -> OSStatus {
         StatusMapping.run {
+            guard try KeychainConnector.daemonClient() == nil else { return }
             _ = try Keychain.open(
                 path: KeychainLocation.defaultKeychainPath,
                 options: KeychainOptions(passcodeIterations: 1_000, backupWorkFactor: 10))
@@ -20,19 +23,19 @@ public enum SecDataProtectionTesting {
     ///
     /// - Returns: `errSecSuccess`, or `errSecAuthFailed` when `old` is wrong.
     public static func setPasscode(_ new: Data?, old: Data?) -> OSStatus {
-        StatusMapping.run { try Keychain.openDefault().changePasscode(from: old, to: new) }
+        StatusMapping.run { try ProcessKeychain.resolve().changePasscode(from: old, to: new) }
     }
 
     /// Locks the device: class A items become unavailable.
     public static func lock() -> OSStatus {
-        StatusMapping.run { try Keychain.openDefault().lock() }
+        StatusMapping.run { try ProcessKeychain.resolve().lock() }
     }
 
     /// Unlocks the device with its passcode.
     ///
     /// - Returns: `errSecSuccess`, or `errSecAuthFailed` for a wrong passcode.
     public static func unlock(_ passcode: Data) -> OSStatus {
-        StatusMapping.run { try Keychain.openDefault().unlock(passcode: passcode) }
+        StatusMapping.run { try ProcessKeychain.resolve().unlock(passcode: passcode) }
     }
 
     /// Acts as if the process had restarted: the default keychain's keys are dropped and the next

@@ -44,8 +44,7 @@ enum KeyGeneration {
         dictionary[kSecClass as String] = .string(kSecClassKey as String)
         dictionary[kSecValueRef as String] = .reference(.key(key))
         let request = try RequestParser.parse(dictionary, for: .add)
-        let (keychain, context) = try ProcessKeychain.resolve()
-        _ = try keychain.add(request, context: context)
+        _ = try ProcessKeychain.resolve().add(request)
     }
 
     private static func subDictionary(_ value: RequestValue?, name: String) throws -> [String: RequestValue] {

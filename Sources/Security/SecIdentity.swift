@@ -49,8 +49,7 @@ public func SecIdentityCreateWithCertificate(
         var request = ItemRequest(itemClass: .key)
         request.attributes = [.keyClass: .integer(1), .applicationLabel: .data(certificate.certificate.publicKeyHash)]
         request.returns = [.reference]
-        let (keychain, context) = try ProcessKeychain.resolve()
-        for result in try keychain.search(request, context: context) {
+        for result in try ProcessKeychain.resolve().search(request) {
             if case .key(let key)? = result.reference, certificate.certificate.matches(privateKey: key) {
                 identity.pointee = SecIdentity(Identity(certificate: certificate.certificate, privateKey: key))
                 return

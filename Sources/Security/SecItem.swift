@@ -1,11 +1,13 @@
 import KeychainCore
+import KeychainService
 
-/// The default keychain and the calling process's access groups, resolved per call so that
-/// `XDG_DATA_HOME` and `KEYCHAIN_ENTITLEMENTS` take effect when they change.
+/// The default keychain on behalf of the calling process, resolved per call so that
+/// `XDG_DATA_HOME`, `KEYCHAIN_ENTITLEMENTS` and `KEYCHAIN_MODE` take effect when they change.
+/// Through `keychaind` the daemon decides the process's access groups; in-process they come from
+/// its entitlements file.
 enum ProcessKeychain {
-    static func resolve() throws -> (Keychain, AccessContext) {
-        let context = try Entitlements.currentContext()
-        return (try Keychain.openDefault(), context)
+    static func resolve() throws -> any KeychainHandle {
+        try KeychainConnector.openDefault(context: try Entitlements.currentContext())
     }
 }
 
@@ -29,8 +31,7 @@ enum ProcessKeychain {
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(attributes), for: .add)
-        let (keychain, context) = try ProcessKeychain.resolve()
-        let added = try keychain.add(request, context: context)
+        let added = try ProcessKeychain.resolve().add(request)
         if let result, let added {
             result.pointee = ResultBridge.item(for: added, returns: request.returns)
         }
@@ -54,8 +55,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .copyMatching)
-        let (keychain, context) = try ProcessKeychain.resolve()
-        let found = try keychain.search(request, context: context)
+        let found = try ProcessKeychain.resolve().search(request)
         if let result {
             result.pointee = ResultBridge.object(found, returns: request.returns, limit: request.matchLimit ?? .one)
         }
@@ -73,8 +73,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .update)
         let changes = try RequestParser.parseChanges(
             RequestBridge.dictionary(attributesToUpdate), for: request.itemClass)
-        let (keychain, context) = try ProcessKeychain.resolve()
-        try keychain.update(request, changes: changes, context: context)
+        try ProcessKeychain.resolve().update(request, changes: changes)
     }
 }
 
@@ -86,7 +85,6 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     StatusMapping.run {
         let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .delete)
-        let (keychain, context) = try ProcessKeychain.resolve()
-        try keychain.delete(request, context: context)
+        try ProcessKeychain.resolve().delete(request)
     }
 }

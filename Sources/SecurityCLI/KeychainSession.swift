@@ -1,30 +1,27 @@
 import Foundation
 import KeychainCore
+import KeychainService
 import Security
 import Synchronization
 
 /// How commands reach keychains: which files, with what access, and how a locked keychain is
 /// unlocked when a command needs it.
 ///
-/// The tool is the user's administration tool, so it sees every access group (its context adds
-/// `*` to the process's own groups; adds go to the first group, as for any client).
+/// The tool is the user's administration tool, so it sees every access group: in-process its
+/// context adds `*` to the process's own groups (adds go to the first group, as for any client);
+/// through `keychaind` the daemon recognises the tool installed beside it and grants the same.
 ///
-/// Lock states belong to the process holding a keychain, and each run of the tool is a new
-/// process: a keychain with a password starts locked (before its first unlock). When a command
-/// meets an item it cannot read for that reason, the tool asks for the keychain's password
-/// (`password to unlock <name>: `), as macOS asks to unlock a locked keychain, and goes on;
-/// with no password to read it fails with errSecInteractionNotAllowed (exit status 36).
+/// Through `keychaind` the lock state is the daemon's, shared by every client. In-process it
+/// belongs to the process, and each run of the tool is a new process: a keychain with a password
+/// starts locked (before its first unlock). When a command meets an item it cannot read for that
+/// reason, the tool asks for the keychain's password (`password to unlock <name>: `), as macOS
+/// asks to unlock a locked keychain, and goes on; with no password to read it fails with
+/// errSecInteractionNotAllowed (exit status 36).
 enum KeychainSession {
-    /// The access context commands use.
-    ///
-    /// - Throws: `ToolError.status` (api `api`) when the entitlements file cannot be read.
-    static func context(api: String) throws -> AccessContext {
-        do {
-            let base = try Entitlements.currentContext()
-            return AccessContext(accessGroups: base.accessGroups + ["*"])
-        } catch {
-            throw ToolError.api(api, error)
-        }
+    /// The access context commands use when they open a keychain in-process.
+    static func embeddedContext() throws -> AccessContext {
+        let base = try Entitlements.currentContext()
+        return AccessContext(accessGroups: base.accessGroups + ["*"])
     }
 
     /// The keychain a command-line argument names: a path, or a bare name in the keychain
@@ -32,9 +29,9 @@ enum KeychainSession {
     ///
     /// - Throws: `ToolError.status(errSecNoSuchKeychain, "SecKeychainOpen <name>")` (exit 50)
     ///   when it does not, and other open failures the same way.
-    static func open(_ name: String) throws -> Keychain {
+    static func open(_ name: String) throws -> any KeychainHandle {
         do {
-            let keychain = try Keychain.open(path: path(of: name), create: false)
+            let keychain = try KeychainConnector.open(path: path(of: name), create: false, context: try embeddedContext())
             argumentNames.withLock { $0[keychain.path] = name }
             return keychain
         } catch {
@@ -43,10 +40,11 @@ enum KeychainSession {
     }
 
     /// The default keychain (`default-keychain`); the login keychain is created on first use.
-    static func openDefault() throws -> Keychain {
+    static func openDefault() throws -> any KeychainHandle {
         do {
             let path = absolutePath(try KeychainPreferences.defaultKeychainPath)
-            return try Keychain.open(path: path, create: path == absolutePath(KeychainLocation.defaultKeychainPath))
+            return try KeychainConnector.open(
+                path: path, create: path == absolutePath(KeychainLocation.defaultKeychainPath), context: try embeddedContext())
         } catch {
             throw ToolError.api("SecKeychainCopyDefault", error)
         }
@@ -54,13 +52,13 @@ enum KeychainSession {
 
     /// The keychains named on a command line, in order, or the search list when none is
     /// (keychains of the list that no longer exist are skipped).
-    static func searchList(_ names: [String]) throws -> [Keychain] {
+    static func searchList(_ names: [String]) throws -> [any KeychainHandle] {
         guard names.isEmpty else { return try names.map(open) }
         let login = absolutePath(KeychainLocation.defaultKeychainPath)
         return try KeychainPreferences.searchList.map(absolutePath).compactMap { path in
             guard path == login || FileManager.default.fileExists(atPath: path) else { return nil }
             do {
-                return try Keychain.open(path: path, create: path == login)
+                return try KeychainConnector.open(path: path, create: path == login, context: try embeddedContext())
             } catch {
                 throw ToolError.api("SecKeychainOpen \(path)", error)
             }
@@ -79,7 +77,7 @@ enum KeychainSession {
 
     /// How prompts name `keychain`: as the command line named it, "default" for the default
     /// keychain (as macOS's `prompt_password` does), else by its path.
-    static func promptName(for keychain: Keychain) -> String {
+    static func promptName(for keychain: any KeychainHandle) -> String {
         if let name = argumentNames.withLock({ $0[keychain.path] }) { return name }
         return keychain.path == (try? KeychainPreferences.defaultKeychainPath).map(absolutePath) ? "default" : keychain.path
     }
@@ -94,11 +92,11 @@ enum KeychainSession {
     /// `body` once more.
     ///
     /// - Throws: what `body` threw when no password could be read; `ToolError` for a wrong one.
-    static func unlockingIfNeeded<T>(_ keychain: Keychain, for invocation: Invocation, _ body: () throws -> T) throws -> T {
+    static func unlockingIfNeeded<T>(_ keychain: any KeychainHandle, for invocation: Invocation, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch where isInteractionNotAllowed(error) && keychain.hasPasscode && keychain.lockState != .unlocked
-            && invocation.mayAskToUnlock
+        } catch where isInteractionNotAllowed(error) && invocation.mayAskToUnlock
+            && (try? keychain.status()).map({ $0.hasPasscode && $0.lockState != .unlocked }) == true
         {
             let name = promptName(for: keychain)
             guard var password = invocation.console.readSecret(prompt: "password to unlock \(name): ") else { throw error }
@@ -112,7 +110,7 @@ enum KeychainSession {
     ///
     /// - Throws: `ToolError` naming `api`: errSecAuthFailed (exit 51) for a wrong password, with
     ///   the time to wait when repeated failures impose a delay.
-    static func unlock(_ keychain: Keychain, password: [UInt8], api: String) throws {
+    static func unlock(_ keychain: any KeychainHandle, password: [UInt8], api: String) throws {
         var data = Data(password)
         defer { data.resetBytes(in: data.startIndex..<data.endIndex) }
         do {
@@ -120,7 +118,7 @@ enum KeychainSession {
         } catch let error as KeychainError where error.code == .authFailed {
             let status = StatusMapping.status(for: error)
             var message = ToolError.status(status, api: api).message ?? ""
-            if let delay = try? keychain.passcodeRetryDelay {
+            if let delay = try? keychain.status().passcodeRetryDelay {
                 message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
             }
             throw ToolError.failed(result: status, message: message)

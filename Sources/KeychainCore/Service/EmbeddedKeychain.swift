@@ -36,6 +36,8 @@ public struct EmbeddedKeychain: KeychainHandle {
         try keychain.delete(request, context: context)
     }
 
+    public func defaultAccessGroup() throws -> String { try context.defaultGroupForAdd() }
+
     public func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
         try keychain.allItemsWithDamage(context: context, includingData: includingData)
     }

@@ -21,6 +21,8 @@ public protocol KeychainHandle: Sendable {
     /// Deletes every item the request matches (`SecItemDelete`); returns how many.
     @discardableResult
     func delete(_ request: ItemRequest) throws -> Int
+    /// The access group the caller's adds go to when they name none.
+    func defaultAccessGroup() throws -> String
     /// Every item the caller may see, with what could not be read (`security dump-keychain`).
     func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage)
 

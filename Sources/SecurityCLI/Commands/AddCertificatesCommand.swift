@@ -21,7 +21,6 @@ struct AddCertificatesCommand: CommandDefinition {
         }
         guard !scan.operands.isEmpty else { throw ToolError.usage(reason: nil) }
         let keychain = try keychainName.map(KeychainSession.open) ?? KeychainSession.openDefault()
-        let context = try KeychainSession.context(api: "SecCertificateAddToKeychain")
         let where_ = keychainName.map { "\"\(KeychainSession.absolutePath(KeychainLocation.resolve($0)))\"" } ?? "default keychain"
         var result: Int32 = 0
         for path in scan.operands {
@@ -34,7 +33,7 @@ struct AddCertificatesCommand: CommandDefinition {
             for certificate in certificates {
                 do {
                     let request = try RequestParser.request(for: .certificate(certificate), operation: .add)
-                    _ = try keychain.add(request, context: context)
+                    _ = try keychain.add(request)
                 } catch let error as KeychainError where error.code == .duplicateItem {
                     invocation.console.error("security: \(path): already in \(where_)\n")
                     result = 1

@@ -80,7 +80,6 @@ struct AddPasswordCommand: CommandDefinition {
         let addAPI = kind == .generic
             ? "SecKeychainItemCreateFromContent (\(keychainName ?? "<default>"))"
             : "SecKeychainAddInternetPassword \(keychainName ?? "<NULL>")"
-        let context = try KeychainSession.context(api: addAPI)
 
         var secret: Data?
         switch options.password {
@@ -96,11 +95,11 @@ struct AddPasswordCommand: CommandDefinition {
         for _ in 0..<(options.update ? Self.upsertAttempts : 1) {
             do {
                 _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.add(request, context: context)
+                    try keychain.add(request)
                 }
                 return 0
             } catch let error as KeychainError where error.code == .duplicateItem && options.update {
-                if try updateExisting(options, secret: secret, in: keychain, context: context, for: invocation) {
+                if try updateExisting(options, secret: secret, in: keychain, for: invocation) {
                     return 0
                 }
             } catch {
@@ -114,7 +113,7 @@ struct AddPasswordCommand: CommandDefinition {
     ///
     /// - Returns: false when that item no longer exists (another process deleted it since).
     private func updateExisting(
-        _ options: PasswordItemOptions, secret: Data?, in keychain: Keychain, context: AccessContext,
+        _ options: PasswordItemOptions, secret: Data?, in keychain: any KeychainHandle,
         for invocation: Invocation
     ) throws -> Bool {
         let api = "SecKeychainItemModifyContent"
@@ -122,9 +121,9 @@ struct AddPasswordCommand: CommandDefinition {
         changes.secret = secret
         defer { changes.secret = nil }
         do {
-            let existing = options.addedItemKey(kind, accessGroup: try context.defaultGroupForAdd())
+            let existing = options.addedItemKey(kind, accessGroup: try keychain.defaultAccessGroup())
             try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.update(existing, changes: changes, context: context)
+                try keychain.update(existing, changes: changes)
             }
             return true
         } catch let error as KeychainError where error.code == .itemNotFound {

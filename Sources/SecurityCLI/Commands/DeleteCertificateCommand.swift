@@ -52,7 +52,7 @@ struct DeleteCertificateCommand: CommandDefinition {
         let what = identity ? "identity" : "certificate"
         let description = name.map { "\"\($0)\"" } ?? hash ?? ""
         let reference: ItemReference
-        let keychain: Keychain
+        let keychain: any KeychainHandle
         if identity {
             let matches = try StoredObjects.identities(in: keychains, api: api).filter { selected($0.identity.certificate) }
             try Self.requireOne(matches.count, what: what, description: description)
@@ -66,7 +66,7 @@ struct DeleteCertificateCommand: CommandDefinition {
         }
         do {
             let request = try RequestParser.request(for: reference, operation: .delete)
-            try keychain.delete(request, context: try KeychainSession.context(api: api))
+            try keychain.delete(request)
         } catch {
             throw ToolError.api(api, error)
         }

@@ -58,14 +58,13 @@ struct DeletePasswordCommand: CommandDefinition {
         // (SecItemDelete removes a damaged item named by its key): the damage is reported, and
         // ended.
         var removedDamage = false
-        let (item, keychain): (ItemResult, Keychain)
+        let (item, keychain): (ItemResult, any KeychainHandle)
         do {
             (item, keychain) = try PasswordSearch.first(request, in: keychains, for: invocation) { damaged in
                 var removal = request
                 removal.returns = []
-                let context = try KeychainSession.context(api: "SecKeychainItemDelete")
                 removedDamage = (try? KeychainSession.unlockingIfNeeded(damaged, for: invocation) {
-                    try damaged.delete(removal, context: context)
+                    try damaged.delete(removal)
                 }) != nil
             }
         } catch let failure as ToolError where removedDamage {
@@ -75,9 +74,8 @@ struct DeletePasswordCommand: CommandDefinition {
 
         invocation.console.writeOutput(ItemPrinter.render(item, keychainPath: keychain.path))
         do {
-            let context = try KeychainSession.context(api: "SecKeychainItemDelete")
             _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.delete(.exactly(item), context: context)
+                try keychain.delete(.exactly(item))
             }
         } catch {
             throw ToolError.api("SecKeychainItemDelete", error)

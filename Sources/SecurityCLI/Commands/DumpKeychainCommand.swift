@@ -40,7 +40,6 @@ struct DumpKeychainCommand: CommandDefinition {
         }
 
         let keychains = try KeychainSession.searchList(scan.operands)
-        let context = try KeychainSession.context(api: "SecKeychainSearchCreateFromAttributes")
         var dump: [UInt8] = []
         defer { SecretWiping.wipe(&dump) }
         var warnings = ""
@@ -48,7 +47,7 @@ struct DumpKeychainCommand: CommandDefinition {
             let items: [ItemResult]
             do {
                 let (found, damage) = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.allItemsWithDamage(context: context, includingData: showData)
+                    try keychain.allItemsWithDamage(includingData: showData)
                 }
                 items = found
                 if !damage.isEmpty { warnings += Self.damageWarning(damage, keychain: keychain.path) }

@@ -126,15 +126,14 @@ struct ExportCommand: CommandDefinition {
         return 0
     }
 
-    private static func storedKeys(_ keychains: [Keychain]) throws -> [AsymmetricKey] {
-        let context = try KeychainSession.context(api: api)
+    private static func storedKeys(_ keychains: [any KeychainHandle]) throws -> [AsymmetricKey] {
         var request = ItemRequest(itemClass: .key)
         request.returns = [.reference]
         request.matchLimit = .all
         var keys: [AsymmetricKey] = []
         for keychain in keychains {
             do {
-                for result in try keychain.search(request, context: context) {
+                for result in try keychain.search(request) {
                     if case .key(let key)? = result.reference { keys.append(key) }
                 }
             } catch let error as KeychainError where error.code == .itemNotFound {

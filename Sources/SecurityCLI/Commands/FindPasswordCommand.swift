@@ -95,14 +95,13 @@ enum PasswordSearch {
     /// `damaged`, when given, hears of the keychain whose match is damaged (errSecDecode) before
     /// the failure is thrown.
     static func first(
-        _ request: ItemRequest, in keychains: [Keychain], for invocation: Invocation,
-        damaged: ((Keychain) throws -> Void)? = nil
+        _ request: ItemRequest, in keychains: [any KeychainHandle], for invocation: Invocation,
+        damaged: ((any KeychainHandle) throws -> Void)? = nil
     ) throws -> (ItemResult, Keychain) {
-        let context = try KeychainSession.context(api: api)
         for keychain in keychains {
             do {
                 let items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.search(request, context: context)
+                    try keychain.search(request)
                 }
                 if let item = items.first { return (item, keychain) }
             } catch let error as KeychainError where error.code == .itemNotFound {

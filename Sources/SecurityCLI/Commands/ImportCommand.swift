@@ -72,13 +72,12 @@ struct ImportCommand: CommandDefinition {
         let data = try StoredObjects.read(path)
         let contents = try ImportContents.read(
             data, path: path, format: format, console: invocation.console, passphrase: passphrase)
-        let context = try KeychainSession.context(api: api)
 
         var counts = (identities: 0, keys: 0, certificates: 0)
         var sawDuplicate = false
         func add(_ reference: ItemReference, _ attributes: ItemAttributes = [:]) throws -> Bool {
             do {
-                _ = try keychain.add(try RequestParser.request(for: reference, attributes: attributes, operation: .add), context: context)
+                _ = try keychain.add(try RequestParser.request(for: reference, attributes: attributes, operation: .add))
                 return true
             } catch let error as KeychainError where error.code == .duplicateItem {
                 sawDuplicate = true

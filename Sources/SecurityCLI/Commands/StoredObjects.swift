@@ -9,7 +9,7 @@ enum StoredObjects {
     struct StoredCertificate {
         let certificate: Certificate
         let item: ItemResult
-        let keychain: Keychain
+        let keychain: any KeychainHandle
 
         /// The item's label, else the subject summary.
         var label: String {
@@ -21,7 +21,7 @@ enum StoredObjects {
     struct StoredIdentity {
         let identity: Identity
         let item: ItemResult
-        let keychain: Keychain
+        let keychain: any KeychainHandle
 
         /// The certificate's label, else its subject summary.
         var label: String {
@@ -30,7 +30,7 @@ enum StoredObjects {
     }
 
     /// Every certificate of `keychains`, in keychain then row order.
-    static func certificates(in keychains: [Keychain], api: String) throws -> [StoredCertificate] {
+    static func certificates(in keychains: [any KeychainHandle], api: String) throws -> [StoredCertificate] {
         try search(.certificate, in: keychains, api: api).compactMap { item, keychain in
             guard case .certificate(let certificate)? = item.reference else { return nil }
             return StoredCertificate(certificate: certificate, item: item, keychain: keychain)
@@ -38,22 +38,21 @@ enum StoredObjects {
     }
 
     /// Every identity of `keychains`.
-    static func identities(in keychains: [Keychain], api: String) throws -> [StoredIdentity] {
+    static func identities(in keychains: [any KeychainHandle], api: String) throws -> [StoredIdentity] {
         try search(.identity, in: keychains, api: api).compactMap { item, keychain in
             guard case .identity(let identity)? = item.reference else { return nil }
             return StoredIdentity(identity: identity, item: item, keychain: keychain)
         }
     }
 
-    private static func search(_ itemClass: ItemClass, in keychains: [Keychain], api: String) throws -> [(ItemResult, Keychain)] {
-        let context = try KeychainSession.context(api: api)
+    private static func search(_ itemClass: ItemClass, in keychains: [any KeychainHandle], api: String) throws -> [(ItemResult, Keychain)] {
         var request = ItemRequest(itemClass: itemClass)
         request.returns = [.attributes, .reference]
         request.matchLimit = .all
         var found: [(ItemResult, Keychain)] = []
         for keychain in keychains {
             do {
-                found += try keychain.search(request, context: context).map { ($0, keychain) }
+                found += try keychain.search(request).map { ($0, keychain) }
             } catch let error as KeychainError where error.code == .itemNotFound {
                 continue
             } catch {

@@ -1,0 +1,100 @@
+import Foundation
+import KeychainCore
+import KeychainService
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Accepts clients on the listening socket and serves each on its own thread: read a frame,
+/// decide nothing twice (the caller was identified when it connected), carry the request out,
+/// write the answer.
+///
+/// A client is independent of the others: one that sends a frame over the limit or a frame that
+/// does not decode gets an error answer and is disconnected; one that stops reading blocks only
+/// its own thread, until the send timeout closes it; one that disappears mid-request loses only
+/// its answer (the engine's transaction commits or not, as in-process).
+final class DaemonServer: Sendable {
+    let listener: UnixListener
+    let handler: RequestHandler
+    let identify: @Sendable (UnixSocket) throws -> Caller
+    /// Open connections, and when the last one closed.
+    let activity = Mutex<(connections: Int, lastClosed: Date)>((0, Date()))
+    /// The most connections served at once; more wait in the listen backlog.
+    static let maximumConnections = 512
+    /// How long a send to a client that does not read may block before it is disconnected.
+    static let sendTimeout: Int = 30
+
+    init(listener: UnixListener, handler: RequestHandler, identify: @escaping @Sendable (UnixSocket) throws -> Caller) {
+        self.listener = listener
+        self.handler = handler
+        self.identify = identify
+    }
+
+    /// Accepts clients until the process exits.
+    func serve() -> Never {
+        while true {
+            guard let client = listener.accept() else { continue }
+            let admitted = activity.withLock { state -> Bool in
+                guard state.connections < Self.maximumConnections else { return false }
+                state.connections += 1
+                return true
+            }
+            guard admitted else { continue }  // closed by release
+            let thread = Thread { [self] in
+                serve(client)
+                activity.withLock { state in
+                    state.connections -= 1
+                    if state.connections == 0 { state.lastClosed = Date() }
+                }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Serves one client until it disconnects or misbehaves.
+    private func serve(_ client: UnixSocket) {
+        var timeout = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
+        _ = setsockopt(client.descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let caller: Caller
+        do {
+            caller = try identify(client)
+        } catch {
+            let failure = (error as? KeychainError) ?? KeychainError(.missingEntitlement, "the caller could not be identified")
+            try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(failure)))
+            return
+        }
+        var buffer = Data()
+        defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
+        while true {
+            let payload: Data
+            do {
+                guard let next = try ServiceMessageCoding.nextPayload(from: &buffer) else {
+                    guard try client.receive(into: &buffer) else { return }
+                    continue
+                }
+                payload = next
+            } catch {
+                // A frame over the limit, or a stream that is not frames: answer once and close.
+                try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(KeychainError(.param, "the request frame is not valid"))))
+                return
+            }
+            var response: ServiceResponse
+            do {
+                let request = try ServiceMessageCoding.request(fromPayload: payload)
+                response = handler.handle(request, for: caller)
+            } catch {
+                response = .failure(KeychainError(.param, "the request could not be decoded"))
+            }
+            var frame = ServiceMessageCoding.frame(response)
+            defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
+            do {
+                try client.send(frame)
+            } catch {
+                return
+            }
+        }
+    }
+}

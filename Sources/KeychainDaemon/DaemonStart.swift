@@ -1,0 +1,55 @@
+import Foundation
+import KeychainService
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starting the daemon in the background: `keychaind` without `--foreground` runs itself again
+/// with it, in a new session with standard streams on `/dev/null`, and waits until the socket
+/// answers (or the new process ends: then another daemon already serves the socket, or it failed).
+enum DaemonStart {
+    /// How long to wait for the socket to answer.
+    static let timeout: TimeInterval = 10
+
+    static func detach(_ options: DaemonOptions) -> Int32 {
+        let socketPath = options.socket ?? ServiceLocation.userSocket
+        var arguments = ["keychaind", "--foreground", "--socket", socketPath]
+        arguments += ["--idle-exit", options.idleExit.map { String($0) } ?? "0"]
+        guard let pid = spawnSelf(arguments) else {
+            Daemon.log("cannot start the daemon (errno \(errno))")
+            return 71
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if (try? UnixSocket.connect(to: socketPath)) != nil { return 0 }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                // It ended: fine when another daemon holds the socket and answers.
+                return (try? UnixSocket.connect(to: socketPath)) != nil ? 0 : 71
+            }
+            usleep(5_000)
+        }
+        Daemon.log("the daemon did not answer on \(socketPath)")
+        return 71
+    }
+
+    /// Runs this executable with `arguments` in a new session, detached from the terminal.
+    private static func spawnSelf(_ arguments: [String]) -> pid_t? {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSID))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor: Int32 in [0, 1, 2] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ)
+        return result == 0 ? pid : nil
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import KeychainCore
+
+/// A keychain held by `keychaind`: every call is one request to the daemon, which decides the
+/// caller's access groups and holds the keys (so the lock state is the same for every client).
+public struct RemoteKeychain: KeychainHandle {
+    /// The daemon's client.
+    public let client: ServiceClient
+    public let path: String
+
+    /// A handle on the keychain at `path` served through `client`.
+    public init(client: ServiceClient, path: String) {
+        self.client = client
+        self.path = path
+    }
+
+    public func add(_ request: ItemRequest) throws -> ItemResult? {
+        guard case .item(let item) = try send(.add(request)) else { throw unexpected("add") }
+        return item
+    }
+
+    public func search(_ request: ItemRequest) throws -> [ItemResult] {
+        guard case .items(let items) = try send(.search(request)) else { throw unexpected("search") }
+        return items
+    }
+
+    public func update(_ request: ItemRequest, changes: ItemChanges) throws {
+        try expectDone(.update(request, changes))
+    }
+
+    @discardableResult
+    public func delete(_ request: ItemRequest) throws -> Int {
+        guard case .count(let count) = try send(.delete(request)) else { throw unexpected("delete") }
+        return count
+    }
+
+    public func defaultAccessGroup() throws -> String {
+        guard case .group(let group) = try send(.defaultAccessGroup) else { throw unexpected("defaultAccessGroup") }
+        return group
+    }
+
+    public func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
+        guard case .itemsWithDamage(let items, let damage) = try send(.allItems(includingData: includingData)) else {
+            throw unexpected("allItems")
+        }
+        return (items, damage)
+    }
+
+    public func status() throws -> KeychainStatus {
+        guard case .status(let status) = try send(.status) else { throw unexpected("status") }
+        return status
+    }
+
+    public func unlock(passcode: Data) throws { try expectDone(.unlock(passcode: passcode)) }
+
+    public func lock() throws { try expectDone(.lock) }
+
+    @discardableResult
+    public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
+        guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }
+        return count
+    }
+
+    public func settings() throws -> KeychainSettings {
+        guard case .settings(let settings) = try send(.settings) else { throw unexpected("settings") }
+        return settings
+    }
+
+    public func updateSettings(_ settings: KeychainSettings) throws { try expectDone(.updateSettings(settings)) }
+
+    public func backup(to path: String, password: Data) throws -> BackupSummary {
+        guard case .backup(let summary) = try send(.backup(path: path, password: password)) else { throw unexpected("backup") }
+        return summary
+    }
+
+    public func restore(from path: String, password: Data) throws -> RestoreSummary {
+        guard case .restore(let summary) = try send(.restore(path: path, password: password)) else { throw unexpected("restore") }
+        return summary
+    }
+
+    /// Registers a program with entitlements (the keychain owner's administration tool only).
+    public func registerProgram(executablePath: String, entitlements: Data) throws {
+        try expectDone(.registerProgram(executablePath: executablePath, entitlements: entitlements))
+    }
+
+    /// The registered programs.
+    public func registeredPrograms() throws -> [RegisteredProgram] {
+        guard case .programs(let programs) = try send(.registeredPrograms) else { throw unexpected("registeredPrograms") }
+        return programs
+    }
+
+    /// Removes a program's registration.
+    public func removeProgram(executablePath: String) throws {
+        try expectDone(.removeProgram(executablePath: executablePath))
+    }
+
+    func send(_ operation: ServiceOperation) throws -> ServiceResponse {
+        try client.send(ServiceRequest(keychainPath: path, operation: operation))
+    }
+
+    /// Sends `operation`, which answers `.done`.
+    func expectDone(_ operation: ServiceOperation) throws {
+        guard case .done = try send(operation) else { throw unexpected("a request") }
+    }
+
+    private func unexpected(_ operation: String) -> KeychainError {
+        KeychainError(.internal, "keychaind answered \(operation) with a response of the wrong kind")
+    }
+}

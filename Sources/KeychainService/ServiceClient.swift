@@ -1,0 +1,128 @@
+import Foundation
+import KeychainCore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client of one `keychaind` socket: sends typed requests and returns typed responses.
+///
+/// Connections are kept open between calls (one per concurrent call, reused), so a call costs one
+/// round trip. A connection found closed before the request was written (the daemon exited while
+/// idle, or restarted) is replaced once, starting the daemon again if needed; a daemon that fails
+/// after it took a request reports `.notAvailable` and the request is not repeated, since it may
+/// have been carried out.
+public final class ServiceClient: Sendable {
+    /// The socket's path.
+    public let socketPath: String
+    private let startsDaemon: Bool
+    private let idleConnections = Mutex<[UnixSocket]>([])
+
+    init(socketPath: String, startsDaemon: Bool) {
+        self.socketPath = socketPath
+        self.startsDaemon = startsDaemon
+    }
+
+    /// The client of the daemon this process uses (`KEYCHAIND_SOCKET`, else the user's socket),
+    /// connected once to check that a daemon answers.
+    ///
+    /// - Parameter startingIfNeeded: start `keychaind` when none listens (see `DaemonLauncher`).
+    /// - Throws: `.notAvailable` when no daemon answers and none can be started.
+    public static func shared(startingIfNeeded: Bool) throws -> ServiceClient {
+        let path = ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.userSocket
+        if let client = clients.withLock({ $0[path] }) { return client }
+        let client = ServiceClient(socketPath: path, startsDaemon: startingIfNeeded)
+        client.checkIn(try client.connect())
+        return clients.withLock { clients in
+            if let existing = clients[path] { return existing }
+            clients[path] = client
+            return client
+        }
+    }
+
+    private static let clients = Mutex<[String: ServiceClient]>([:])
+
+    /// A handle on the keychain at `path`, after the daemon opened it.
+    public func open(path: String, create: Bool) throws -> RemoteKeychain {
+        let keychain = RemoteKeychain(client: self, path: path)
+        try keychain.expectDone(.open(create: create))
+        return keychain
+    }
+
+    /// Creates a keychain with a passcode and returns a handle on it.
+    public func create(path: String, passcode: Data?) throws -> RemoteKeychain {
+        let keychain = RemoteKeychain(client: self, path: path)
+        try keychain.expectDone(.create(passcode: passcode))
+        return keychain
+    }
+
+    /// Deletes the keychain at `path` (the daemon forgets its keys first).
+    public func deleteKeychain(path: String) throws {
+        try RemoteKeychain(client: self, path: path).expectDone(.deleteKeychain)
+    }
+
+    /// Sends `request` and waits for the answer; a `.failure` answer is thrown as the engine's
+    /// error, exactly as an in-process call would throw it.
+    public func send(_ request: ServiceRequest) throws -> ServiceResponse {
+        var frame = ServiceMessageCoding.frame(request)
+        defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
+        var connection = try takeConnection()
+        do {
+            try connection.send(frame)
+        } catch let error as SocketError where error.errno == EPIPE || error.errno == ECONNRESET {
+            connection = try connect()
+            try rethrowingUnavailable { try connection.send(frame) }
+        } catch {
+            throw unavailable(error)
+        }
+        var buffer = Data()
+        defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
+        while true {
+            if let payload = try ServiceMessageCoding.nextPayload(from: &buffer) {
+                let response = try ServiceMessageCoding.response(fromPayload: payload)
+                checkIn(connection)
+                if case .failure(let error) = response { throw error }
+                return response
+            }
+            let more = try rethrowingUnavailable { try connection.receive(into: &buffer) }
+            guard more else {
+                throw KeychainError(.notAvailable, "keychaind closed the connection before answering")
+            }
+        }
+    }
+
+    /// An idle connection, or a new one.
+    private func takeConnection() throws -> UnixSocket {
+        if let idle = idleConnections.withLock({ $0.popLast() }) { return idle }
+        return try connect()
+    }
+
+    /// Keeps `connection` for the next call (a few at most).
+    private func checkIn(_ connection: UnixSocket) {
+        idleConnections.withLock { idle in
+            if idle.count < 16 { idle.append(connection) }
+        }
+    }
+
+    /// Connects, starting the daemon first when none listens and this client may.
+    private func connect() throws -> UnixSocket {
+        do {
+            return try UnixSocket.connect(to: socketPath)
+        } catch let error as SocketError where startsDaemon && (error.errno == ENOENT || error.errno == ECONNREFUSED) {
+            try DaemonLauncher.start(socketPath: socketPath)
+            return try rethrowingUnavailable { try UnixSocket.connect(to: socketPath) }
+        } catch {
+            throw unavailable(error)
+        }
+    }
+
+    private func rethrowingUnavailable<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw unavailable(error) }
+    }
+
+    private func unavailable(_ error: any Error) -> any Error {
+        if error is KeychainError { return error }
+        return KeychainError(.notAvailable, "keychaind is not reachable (\(error))")
+    }
+}
