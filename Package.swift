@@ -59,7 +59,7 @@ let package = Package(
         // choice between the daemon and a keychain opened in-process.
         .target(
             name: "KeychainService",
-            dependencies: ["KeychainCore"],
+            dependencies: ["KeychainCore", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
 
@@ -145,7 +145,7 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "KeychainCore", "KeychainSQLite", "KeychainCrypto", "Security", "SecurityCLI", "SecurityTool",
-                "KeychainCrashWriter",
+                "KeychainService", "KeychainCrashWriter",
                 "PowerLossVFS",
             ],
             swiftSettings: strictFlags

@@ -87,6 +87,13 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         unsafeFile = file
     }
 
+    /// An error with every field given, as another process reported it (`keychaind`'s protocol).
+    package init(_ code: Code, _ reason: String, unsafeFile: UnsafeFile?) {
+        self.code = code
+        self.reason = reason
+        self.unsafeFile = unsafeFile
+    }
+
     /// The code and the reason: `decode: the keychain is damaged: …`.
     public var description: String { "\(code): \(reason)" }
 

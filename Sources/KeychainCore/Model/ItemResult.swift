@@ -14,4 +14,7 @@ public struct ItemResult: Sendable {
     public var persistentReference: Data?
     /// The key, certificate or identity (`kSecReturnRef`).
     public var reference: ItemReference?
+
+    /// A result for an item of `itemClass` with no part yet.
+    public init(itemClass: ItemClass) { self.itemClass = itemClass }
 }

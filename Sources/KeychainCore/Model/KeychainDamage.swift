@@ -7,6 +7,12 @@ public struct KeychainDamage: Equatable, Sendable {
     /// behind the keychain's back, or lost with the database's `-wal` file).
     public var missingItems: Int
 
+    /// Damage of these counts.
+    public init(unreadableItems: Int, missingItems: Int) {
+        self.unreadableItems = unreadableItems
+        self.missingItems = missingItems
+    }
+
     /// Whether anything is damaged.
     public var isEmpty: Bool { unreadableItems == 0 && missingItems == 0 }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 /// The plaintext layout of an item's encrypted metadata: a version byte, an entry count, then
 /// `name, tag, value` entries. Decoding checks every length and throws `errSecDecode` on anything
-/// malformed, so a damaged record can never crash the process.
-enum RecordCodec {
+/// malformed, so a damaged record can never crash the process. `keychaind`'s protocol carries
+/// attribute sets in this layout too.
+package enum RecordCodec {
     private static let version: UInt8 = 1
 
     private enum Tag: UInt8 {
@@ -20,7 +21,7 @@ enum RecordCodec {
 
     /// Encodes attribute values; `accessControl`, when given, is stored as data under `accc` in
     /// place of any `.accessControl` value. Entries are written in short-name order.
-    static func encode(_ attributes: ItemAttributes, accessControl: Data? = nil) -> Data {
+    package static func encode(_ attributes: ItemAttributes, accessControl: Data? = nil) -> Data {
         var entries: [(key: String, value: AttributeValue)] = []
         entries.reserveCapacity(attributes.count + 1)
         for attribute in AttributeCatalog.descriptorsByName {
@@ -119,8 +120,11 @@ enum RecordCodec {
     }
 
     /// Decodes what `encode` produced. An entry whose name is no catalog attribute (no version of
-    /// the keychain writes one) is checked like any other and left out.
-    static func decode<Bytes: ContiguousBytes>(_ bytes: Bytes) throws -> ItemAttributes {
+    /// the keychain writes one) is checked like any other and left out, or refused with
+    /// `errSecDecode` when `rejectingUnknownNames` (a request must not lose a criterion).
+    package static func decode<Bytes: ContiguousBytes>(
+        _ bytes: Bytes, rejectingUnknownNames: Bool = false
+    ) throws -> ItemAttributes {
         try bytes.withUnsafeBytes { buffer in
             var reader = Reader(buffer: buffer)
             guard try reader.byte() == version else { throw KeychainError(.decode, "unknown record version") }
@@ -149,7 +153,11 @@ enum RecordCodec {
                     let bits = try reader.integer(UInt64.self)
                     value = .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: bits)))
                 }
-                if let attribute { attributes.updateValue(value, for: attribute) }
+                if let attribute {
+                    attributes.updateValue(value, for: attribute)
+                } else if rejectingUnknownNames {
+                    throw KeychainError(.decode, "record names an attribute this keychain does not know")
+                }
             }
             guard reader.isAtEnd else { throw KeychainError(.decode, "trailing bytes in record") }
             return attributes

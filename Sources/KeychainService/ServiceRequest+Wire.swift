@@ -1,0 +1,113 @@
+import Foundation
+import KeychainCore
+
+/// A request's payload: the keychain path (text), the operation's tag (one byte), then the
+/// operation's fields in the order `ServiceOperation` declares them. Tags are fixed per
+/// operation: 1 open, 2 create, 3 deleteKeychain, 4 add, 5 search, 6 update, 7 delete,
+/// 8 allItems, 9 status, 10 unlock, 11 lock, 12 changePasscode, 13 settings,
+/// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
+/// 19 removeProgram.
+extension ServiceRequest: WireCodable {
+    /// Writes the path, the tag and the fields.
+    public func encode(to writer: inout WireWriter) throws {
+        writer.string(keychainPath)
+        switch operation {
+        case .open(let create):
+            writer.u8(1)
+            writer.bool(create)
+        case .create(let passcode):
+            writer.u8(2)
+            writer.optional(passcode) { $0.bytes($1) }
+        case .deleteKeychain: writer.u8(3)
+        case .add(let request):
+            writer.u8(4)
+            try writer.write(request)
+        case .search(let request):
+            writer.u8(5)
+            try writer.write(request)
+        case .update(let request, let changes):
+            writer.u8(6)
+            try writer.write(request)
+            try writer.write(changes)
+        case .delete(let request):
+            writer.u8(7)
+            try writer.write(request)
+        case .allItems(let includingData):
+            writer.u8(8)
+            writer.bool(includingData)
+        case .status: writer.u8(9)
+        case .unlock(let passcode):
+            writer.u8(10)
+            writer.bytes(passcode)
+        case .lock: writer.u8(11)
+        case .changePasscode(let old, let new):
+            writer.u8(12)
+            writer.optional(old) { $0.bytes($1) }
+            writer.optional(new) { $0.bytes($1) }
+        case .settings: writer.u8(13)
+        case .updateSettings(let settings):
+            writer.u8(14)
+            try writer.write(settings)
+        case .backup(let path, let password):
+            writer.u8(15)
+            writer.string(path)
+            writer.bytes(password)
+        case .restore(let path, let password):
+            writer.u8(16)
+            writer.string(path)
+            writer.bytes(password)
+        case .registerProgram(let executablePath, let entitlements):
+            writer.u8(17)
+            writer.string(executablePath)
+            writer.bytes(entitlements)
+        case .registeredPrograms: writer.u8(18)
+        case .removeProgram(let executablePath):
+            writer.u8(19)
+            writer.string(executablePath)
+        }
+    }
+
+    /// Reads the path, the tag and the fields.
+    public init(from reader: inout WireReader) throws {
+        let path = try reader.string()
+        let operation: ServiceOperation
+        switch try reader.u8() {
+        case 1: operation = .open(create: try reader.bool())
+        case 2: operation = .create(passcode: try reader.optional { try $0.bytes() })
+        case 3: operation = .deleteKeychain
+        case 4: operation = .add(try reader.read())
+        case 5: operation = .search(try reader.read())
+        case 6: operation = .update(try reader.read(), try reader.read())
+        case 7: operation = .delete(try reader.read())
+        case 8: operation = .allItems(includingData: try reader.bool())
+        case 9: operation = .status
+        case 10: operation = .unlock(passcode: try reader.bytes())
+        case 11: operation = .lock
+        case 12: operation = .changePasscode(old: try reader.optional { try $0.bytes() }, new: try reader.optional { try $0.bytes() })
+        case 13: operation = .settings
+        case 14: operation = .updateSettings(try reader.read())
+        case 15: operation = .backup(path: try reader.string(), password: try reader.bytes())
+        case 16: operation = .restore(path: try reader.string(), password: try reader.bytes())
+        case 17: operation = .registerProgram(executablePath: try reader.string(), entitlements: try reader.bytes())
+        case 18: operation = .registeredPrograms
+        case 19: operation = .removeProgram(executablePath: try reader.string())
+        default: throw WireError(.unknownTag, "unknown operation")
+        }
+        self.init(keychainPath: path, operation: operation)
+    }
+
+    /// The request as one frame (`ServiceFrame`). It holds any secret the request carries:
+    /// zero it (`Data.wipe`) once sent.
+    ///
+    /// - Throws: `WireError.Kind.frameTooLarge`, or the engine's error for a key it cannot export.
+    public func frame() throws -> Data { try ServiceFrame.encode { try $0.write(self) } }
+
+    /// Decodes a frame's payload (`ServiceFrame.decodeFrame`); every byte must belong to the request.
+    ///
+    /// - Throws: `WireError`.
+    public init(payload: Data) throws {
+        var reader = WireReader(payload)
+        self = try reader.read()
+        try reader.finish()
+    }
+}
