@@ -55,18 +55,24 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // Linux calls Swift cannot import directly (variadic, or behind _GNU_SOURCE).
+        .target(
+            name: "CLinuxSupport",
+            path: "Sources/CLinuxSupport"
+        ),
+
         // keychaind's protocol and client: typed requests and results on a Unix socket, and the
         // choice between the daemon and a keychain opened in-process.
         .target(
             name: "KeychainService",
-            dependencies: ["KeychainCore", "KeychainCrypto"],
+            dependencies: ["KeychainCore", "KeychainCrypto", "CLinuxSupport"],
             swiftSettings: strictFlags
         ),
 
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport"],
             swiftSettings: strictFlags
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import CLinuxSupport
 import KeychainCore
 import KeychainCrypto
 import KeychainService
@@ -53,8 +54,8 @@ public enum Daemon {
     /// buffers locked in RAM.
     static func harden() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
-        _ = setrlimit(RLIMIT_CORE, &none)
-        _ = prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
+        _ = clinux_set_not_dumpable()
         SecureBytes.locksMemory.store(true, ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
     }

@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Foundation
 import KeychainService
 
@@ -36,20 +37,8 @@ enum DaemonStart {
 
     /// Runs this executable with `arguments` in a new session, detached from the terminal.
     private static func spawnSelf(_ arguments: [String]) -> pid_t? {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSID))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor: Int32 in [0, 1, 2] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv, environ)
-        return result == 0 ? pid : nil
+        // The executable by its path, so the process is named keychaind (not "exe").
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "/proc/self/exe"
+        return DetachedProcess.spawn(executable, arguments: arguments)
     }
 }

@@ -1,5 +1,7 @@
+import CLinuxSupport
 import Foundation
 import KeychainCore
+import KeychainService
 import Synchronization
 
 #if canImport(Glibc)
@@ -27,9 +29,8 @@ struct PeerIdentification: Sendable {
     /// - Throws: `.missingEntitlement` for a peer of another user or one whose credentials
     ///   cannot be read.
     func caller(of socket: UnixSocket) throws -> Caller {
-        var credentials = ucred()
-        var length = socklen_t(MemoryLayout<ucred>.size)
-        guard getsockopt(socket.descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+        var credentials = (pid: pid_t(0), uid: uid_t(0), gid: gid_t(0))
+        guard clinux_peer_credentials(socket.descriptor, &credentials.pid, &credentials.uid, &credentials.gid) == 0 else {
             throw KeychainError(.missingEntitlement, "the caller's credentials cannot be read")
         }
         guard credentials.uid == getuid() else {

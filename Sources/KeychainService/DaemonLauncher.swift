@@ -33,20 +33,11 @@ public enum DaemonLauncher {
         guard let executable else {
             throw KeychainError(.notAvailable, "no keychaind to start (set KEYCHAIND_PATH or install it on PATH)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--socket", socketPath]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
+        guard let pid = DetachedProcess.spawn(executable, arguments: ["keychaind", "--socket", socketPath]) else {
             throw KeychainError(.notAvailable, "keychaind could not be started")
         }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw KeychainError(.notAvailable, "keychaind failed to start (exit status \(process.terminationStatus))")
+        guard let status = DetachedProcess.wait(for: pid), status == 0 else {
+            throw KeychainError(.notAvailable, "keychaind failed to start")
         }
     }
 }

@@ -75,7 +75,7 @@ public enum KeychainConnector {
         case .daemon:
             return .daemon(try ServiceClient.shared(startingIfNeeded: true))
         case .automatic:
-            return try automaticRoute.withLock { chosen in
+            return automaticRoute.withLock { chosen in
                 if let chosen { return chosen }
                 let route: Route
                 if let client = try? ServiceClient.shared(startingIfNeeded: true) {

@@ -65,7 +65,7 @@ public final class ServiceClient: Sendable {
     /// Sends `request` and waits for the answer; a `.failure` answer is thrown as the engine's
     /// error, exactly as an in-process call would throw it.
     public func send(_ request: ServiceRequest) throws -> ServiceResponse {
-        var frame = ServiceMessageCoding.frame(request)
+        var frame = try ServiceMessageCoding.frame(request)
         defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
         var connection = try takeConnection()
         do {

@@ -36,6 +36,7 @@ extension ServiceRequest: WireCodable {
             writer.u8(8)
             writer.bool(includingData)
         case .status: writer.u8(9)
+        case .defaultAccessGroup: writer.u8(20)
         case .unlock(let passcode):
             writer.u8(10)
             writer.bytes(passcode)
@@ -91,6 +92,7 @@ extension ServiceRequest: WireCodable {
         case 17: operation = .registerProgram(executablePath: try reader.string(), entitlements: try reader.bytes())
         case 18: operation = .registeredPrograms
         case 19: operation = .removeProgram(executablePath: try reader.string())
+        case 20: operation = .defaultAccessGroup
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

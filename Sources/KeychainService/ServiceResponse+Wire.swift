@@ -9,6 +9,9 @@ extension ServiceResponse: WireCodable {
     public func encode(to writer: inout WireWriter) throws {
         switch self {
         case .done: writer.u8(1)
+        case .group(let group):
+            writer.u8(12)
+            writer.string(group)
         case .item(let result):
             writer.u8(2)
             try writer.optional(result) { try $0.write($1) }
@@ -57,6 +60,7 @@ extension ServiceResponse: WireCodable {
         case 9: self = .restore(try reader.read())
         case 10: self = .programs(try reader.array { try $0.read() })
         case 11: self = .failure(try reader.read())
+        case 12: self = .group(try reader.string())
         default: throw WireError(.unknownTag, "unknown response")
         }
     }

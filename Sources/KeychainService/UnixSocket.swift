@@ -58,7 +58,7 @@ public final class UnixSocket: @unchecked Sendable {
             }
             if count == 0 { return false }
             buffer.append(contentsOf: chunk[0..<count])
-            chunk.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+            chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
             return true
         }
     }
@@ -112,7 +112,7 @@ public final class UnixListener: @unchecked Sendable {
     /// The descriptor (close-on-exec).
     public let descriptor: Int32
     /// The socket file's path, removed when the listener is closed (nil for an inherited socket).
-    let path: String?
+    public let path: String?
 
     /// Creates the socket file at `path` (mode 0600 via the umask) and listens.
     ///
@@ -146,8 +146,9 @@ public final class UnixListener: @unchecked Sendable {
     /// Waits for the next connection; nil when the call was interrupted or failed transiently
     /// (the caller loops).
     public func accept() -> UnixSocket? {
-        let client = Glibc.accept4(descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+        let client = Glibc.accept(descriptor, nil, nil)
         guard client >= 0 else { return nil }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         return UnixSocket(descriptor: client)
     }
 }

@@ -97,7 +97,7 @@ enum PasswordSearch {
     static func first(
         _ request: ItemRequest, in keychains: [any KeychainHandle], for invocation: Invocation,
         damaged: ((any KeychainHandle) throws -> Void)? = nil
-    ) throws -> (ItemResult, Keychain) {
+    ) throws -> (ItemResult, any KeychainHandle) {
         for keychain in keychains {
             do {
                 let items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {

@@ -27,7 +27,7 @@ struct LockKeychainCommand: CommandDefinition {
             throw ToolError.usage(reason: nil)
         }
         if all {
-            for keychain in try KeychainSession.searchList([]) { keychain.lock() }
+            for keychain in try KeychainSession.searchList([]) { try keychain.lock() }
         } else {
             try (scan.operands.first.map(KeychainSession.open) ?? KeychainSession.openDefault()).lock()
         }

@@ -58,7 +58,7 @@ struct SetKeychainPasswordCommand: CommandDefinition {
             let status = StatusMapping.status(for: error)
             var message = "security: error changing password for \"\(name ?? "<NULL>")\": \(ToolError.text(for: status))\n"
             message += ToolError.unsafeFileLines(error)
-            if error.code == .authFailed, let delay = try? keychain.passcodeRetryDelay {
+            if error.code == .authFailed, let delay = try? keychain.status().passcodeRetryDelay {
                 message += "security: too many failed attempts; try again in \(Int(delay.rounded(.up))) seconds\n"
             }
             throw ToolError.failed(result: status, message: message)

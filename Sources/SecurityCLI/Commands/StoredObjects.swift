@@ -45,11 +45,11 @@ enum StoredObjects {
         }
     }
 
-    private static func search(_ itemClass: ItemClass, in keychains: [any KeychainHandle], api: String) throws -> [(ItemResult, Keychain)] {
+    private static func search(_ itemClass: ItemClass, in keychains: [any KeychainHandle], api: String) throws -> [(ItemResult, any KeychainHandle)] {
         var request = ItemRequest(itemClass: itemClass)
         request.returns = [.attributes, .reference]
         request.matchLimit = .all
-        var found: [(ItemResult, Keychain)] = []
+        var found: [(ItemResult, any KeychainHandle)] = []
         for keychain in keychains {
             do {
                 found += try keychain.search(request).map { ($0, keychain) }

@@ -1,0 +1,61 @@
+#define _GNU_SOURCE
+#include "CLinuxSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+int clinux_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return errno;
+    if (length != sizeof credentials) return EINVAL;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+int clinux_peer_pidfd(int socket) {
+    int pidfd = -1;
+    socklen_t length = sizeof pidfd;
+    if (getsockopt(socket, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &length) != 0) return -1;
+    return pidfd;
+}
+
+int clinux_pidfd_alive(int pidfd) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
+}
+
+int clinux_set_not_dumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]) {
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_t actions;
+    pid_t pid = -1;
+    int result = posix_spawnattr_init(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) { posix_spawnattr_destroy(&attributes); errno = result; return -1; }
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    return pid;
+}

@@ -1,0 +1,29 @@
+// Linux calls Swift cannot import from Glibc: variadic functions (prctl, syscall) and
+// declarations glibc hides without _GNU_SOURCE (struct ucred, POSIX_SPAWN_SETSID, SO_PEERPIDFD).
+// Only KeychainDaemon and KeychainService use it, through one Swift wrapper each.
+#ifndef CLINUX_SUPPORT_H
+#define CLINUX_SUPPORT_H
+
+#include <sys/types.h>
+#include <spawn.h>
+
+/// The peer of a connected Unix socket: pid, uid and gid (SO_PEERCRED). Returns 0 or an errno.
+int clinux_peer_credentials(int socket, pid_t *pid, uid_t *uid, gid_t *gid);
+
+/// A pidfd for the peer of a connected Unix socket (SO_PEERPIDFD, Linux 6.5 and later), or -1
+/// with errno (ENOPROTOOPT on older kernels).
+int clinux_peer_pidfd(int socket);
+
+/// Sends signal 0 through a pidfd: 0 while the process lives, -1 with errno (ESRCH) after.
+int clinux_pidfd_alive(int pidfd);
+
+/// Makes the process non-dumpable: no core dump, no ptrace by processes of the same user
+/// without CAP_SYS_PTRACE, /proc/<pid>/mem and environ closed to them. Returns 0 or -1.
+int clinux_set_not_dumpable(void);
+
+/// Runs `path` with `argv` in a new session, its standard streams on /dev/null and every other
+/// descriptor closed (so the child holds nothing of the caller's: a pipe a parent waits on would
+/// otherwise stay open as long as the daemon lives). Returns the pid, or -1 with errno.
+pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]);
+
+#endif
