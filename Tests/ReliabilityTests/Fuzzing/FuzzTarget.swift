@@ -20,6 +20,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// (b) Certificates (DER, PEM), PKCS#12 archives and keys (external representations, PEM
     /// and DER key files).
     case importers = "importers"
+    /// (e) `keychaind`'s frames and messages: byte streams cut as a socket delivers them,
+    /// request and response payloads.
+    case serviceProtocol = "service-protocol"
 
     /// Runs one input.
     func run(_ bytes: UnsafeRawBufferPointer) throws {
@@ -29,6 +32,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .commandLine: try CommandLineFuzzer.run(&input)
         case .recordDecoder: try RecordDecoderFuzzer.run(&input)
         case .importers: try ImporterFuzzer.run(&input)
+        case .serviceProtocol: try ServiceProtocolFuzzer.run(&input)
         }
     }
 

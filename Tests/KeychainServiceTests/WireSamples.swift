@@ -1,0 +1,236 @@
+import Foundation
+import KeychainCore
+import KeychainService
+
+/// Values for the wire tests: every operation and response, with every kind of attribute value,
+/// secrets with zero bytes, empty data, non-ASCII text and keys, certificates and identities.
+enum WireSamples {
+    static let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("TestVectors")
+
+    /// A P-256 leaf certificate from the certificate vectors.
+    static let certificate: Certificate = {
+        let der = try! Data(contentsOf: vectors.appendingPathComponent("certificates/leaf-ec-p256.der"))
+        return try! Certificate(der: der)
+    }()
+
+    /// The certificate's public key, rebuilt from its point (a fixed key for the vectors).
+    static let publicKey = try! AsymmetricKey(
+        externalRepresentation: certificate.publicKeyBits, type: .ellipticCurve, keyClass: .public)
+
+    /// Fresh private keys (never committed): an EC P-256 and an RSA 1024 key.
+    static let ecPrivateKey = try! AsymmetricKey.generate(type: .ellipticCurve, bits: 256)
+    static let rsaPrivateKey = try! AsymmetricKey.generate(type: .rsa, bits: 1024)
+
+    /// Text that is not ASCII, with a NUL and characters outside the BMP.
+    static let unicode = "pässwörd \u{0} 🔑 — 日本語 e\u{301}"
+
+    /// Every attribute value kind, including extreme integers, dates before the reference date
+    /// and data with zero bytes.
+    static let attributes: ItemAttributes = [
+        .account: .string(unicode),
+        .service: .string(""),
+        .generic: .data(Data([0, 0, 1, 0, 255])),
+        .label: .data(Data()),
+        .creator: .integer(Int64.min),
+        .type: .integer(Int64.max),
+        .creationDate: .date(Date(timeIntervalSinceReferenceDate: -1234.5678)),
+        .modificationDate: .date(Date(timeIntervalSinceReferenceDate: 7.25e8)),
+        .accessGroup: .string("TEAM.group"),
+        .accessible: .string("ak"),
+    ]
+
+    static let accessControl = try! AccessControlPolicy(
+        protection: .whenPasscodeSetThisDeviceOnly, flags: [.biometryCurrentSet, .or, .devicePasscode])
+
+    /// A request with every field set.
+    static var fullRequest: ItemRequest {
+        var request = ItemRequest(itemClass: .internetPassword)
+        request.attributes = attributes
+        request.accessControl = accessControl
+        request.synchronizable = .only(true)
+        request.secret = Data([0, 1, 0, 0, 2])
+        request.persistentReference = PersistentReference(itemClass: .internetPassword, uuid: Data(repeating: 0xA5, count: 16))
+        request.identity = Identity(certificate: certificate, privateKey: ecPrivateKey)
+        request.matchLimit = .count(17)
+        request.returns = [.data, .attributes, .reference, .persistentReference]
+        request.caseInsensitive = true
+        request.hostOrSubdomain = "example.com"
+        request.authenticationUI = .skip
+        return request
+    }
+
+    /// A request with no optional field set.
+    static var bareRequest: ItemRequest { ItemRequest(itemClass: .genericPassword) }
+
+    static var changes: ItemChanges {
+        var changes = ItemChanges()
+        changes.attributes = [.label: .string(unicode), .isInvisible: .integer(1)]
+        changes.accessControl = try! AccessControlPolicy(protection: .afterFirstUnlock, flags: [])
+        changes.synchronizable = false
+        changes.secret = Data()
+        return changes
+    }
+
+    /// Every operation.
+    static var operations: [ServiceOperation] {
+        var legacy = ItemRequest(itemClass: .key)
+        legacy.persistentReference = try! PersistentReference(data: Data("keys".utf8) + Data([0, 0, 0, 0, 0, 0, 1, 2]))
+        legacy.matchLimit = .all
+        legacy.synchronizable = .any
+        legacy.authenticationUI = .fail
+        var one = ItemRequest(itemClass: .certificate)
+        one.matchLimit = .one
+        one.synchronizable = .only(false)
+        return [
+            .open(create: true), .open(create: false), .create(passcode: Data("1234".utf8)), .create(passcode: nil),
+            .deleteKeychain, .add(fullRequest), .add(bareRequest), .search(legacy), .search(one),
+            .update(fullRequest, changes), .update(bareRequest, ItemChanges()), .delete(fullRequest),
+            .allItems(includingData: true), .allItems(includingData: false), .status,
+            .unlock(passcode: Data([0, 0, 0])), .lock, .changePasscode(old: Data("old".utf8), new: nil),
+            .changePasscode(old: nil, new: Data("néw".utf8)), .settings,
+            .updateSettings(KeychainSettings(lockOnSleep: true, useLockInterval: true, lockInterval: 300)),
+            .updateSettings(KeychainSettings()), .backup(path: "/tmp/b ü.backup", password: Data([0, 9])),
+            .restore(path: "/tmp/b.backup", password: Data()),
+            .registerProgram(executablePath: "/usr/bin/app", entitlements: Data("<plist/>".utf8)),
+            .registeredPrograms, .removeProgram(executablePath: "/usr/bin/app"),
+        ]
+    }
+
+    static var results: [ItemResult] {
+        var full = ItemResult(itemClass: .genericPassword)
+        full.attributes = attributes
+        full.accessControl = accessControl
+        full.data = Data([0, 0, 0])
+        full.persistentReference = Data(repeating: 7, count: 20)
+        var key = ItemResult(itemClass: .key)
+        key.reference = .key(rsaPrivateKey)
+        key.attributes = rsaPrivateKey.itemAttributes
+        var publicKey = ItemResult(itemClass: .key)
+        publicKey.reference = .key(Self.publicKey)
+        var certificate = ItemResult(itemClass: .certificate)
+        certificate.reference = .certificate(Self.certificate)
+        var identity = ItemResult(itemClass: .identity)
+        identity.reference = .identity(Identity(certificate: Self.certificate, privateKey: ecPrivateKey))
+        identity.data = Data()
+        return [full, ItemResult(itemClass: .internetPassword), key, publicKey, certificate, identity]
+    }
+
+    static let unsafeFile = UnsafeFile(
+        path: "/home/ü/.local/share/keychains", role: "keychain directory", isDirectory: true,
+        problem: .openToOthers(mode: 0o1777))
+
+    /// Every response.
+    static var responses: [ServiceResponse] {
+        [
+            .done, .item(nil), .item(results[0]), .items([]), .items(results), .count(0), .count(Int.max),
+            .itemsWithDamage(results, KeychainDamage(unreadableItems: 2, missingItems: 3)),
+            .status(KeychainStatus(lockState: .locked, hasPasscode: true, passcodeRetryDelay: 0.5, daemonProcess: 4242)),
+            .status(KeychainStatus(lockState: .beforeFirstUnlock, hasPasscode: false, passcodeRetryDelay: nil, daemonProcess: nil)),
+            .status(KeychainStatus(lockState: .unlocked, hasPasscode: false, passcodeRetryDelay: nil, daemonProcess: -1)),
+            .settings(KeychainSettings(lockOnSleep: false, useLockInterval: true, lockInterval: nil)),
+            .backup(BackupSummary(itemCount: 10, passcodeOnlyItemsLeftOut: 1)),
+            .restore(RestoreSummary(restoredCount: 9, thisDeviceOnlyItemsLeftOut: 2, isSameDevice: false)),
+            .programs([]),
+            .programs([
+                RegisteredProgram(
+                    executablePath: "/opt/app", executableDigest: Data(repeating: 0xEE, count: 32),
+                    entitlements: Entitlements(
+                        applicationIdentifier: "TEAM.app", keychainAccessGroups: ["TEAM.shared", unicode],
+                        applicationGroups: ["group.x"])),
+                RegisteredProgram(
+                    executablePath: "/opt/b", executableDigest: Data(),
+                    entitlements: Entitlements(applicationIdentifier: nil, keychainAccessGroups: [])),
+            ]),
+            .failure(KeychainError(.itemNotFound, "no item matched")),
+            .failure(KeychainError(refusing: unsafeFile)),
+            .failure(KeychainError(.writePermission, "custom reason", unsafeFile: UnsafeFile(
+                path: "/k", role: "keybag", isDirectory: false, problem: .ownedByAnotherUser(owner: 0, caller: 1000)))),
+            .failure(KeychainError(.writePermission, "link", unsafeFile: UnsafeFile(
+                path: "/k", role: "keybag", isDirectory: false, problem: .symbolicLink))),
+            .failure(KeychainError(.writePermission, "type", unsafeFile: UnsafeFile(
+                path: "/k", role: "keybag", isDirectory: true, problem: .wrongType))),
+        ] + KeychainError.Code.allCases.map { .failure(KeychainError($0, "reason")) }
+    }
+}
+
+// Field-by-field equality for the tests: a field the codec dropped on both sides would make a
+// comparison of re-encoded bytes pass, a comparison of values does not.
+
+extension ItemRequest: Equatable {
+    public static func == (a: ItemRequest, b: ItemRequest) -> Bool {
+        a.itemClass == b.itemClass && a.attributes == b.attributes && a.accessControl == b.accessControl
+            && a.synchronizable == b.synchronizable && a.secret == b.secret
+            && a.persistentReference == b.persistentReference && a.identity == b.identity
+            && a.matchLimit == b.matchLimit && a.returns == b.returns && a.caseInsensitive == b.caseInsensitive
+            && a.hostOrSubdomain == b.hostOrSubdomain && a.authenticationUI == b.authenticationUI
+    }
+}
+
+extension ItemChanges: Equatable {
+    public static func == (a: ItemChanges, b: ItemChanges) -> Bool {
+        a.attributes == b.attributes && a.accessControl == b.accessControl && a.synchronizable == b.synchronizable
+            && a.secret == b.secret
+    }
+}
+
+extension ItemResult: Equatable {
+    public static func == (a: ItemResult, b: ItemResult) -> Bool {
+        a.itemClass == b.itemClass && a.attributes == b.attributes && a.accessControl == b.accessControl
+            && a.data == b.data && a.persistentReference == b.persistentReference && a.reference == b.reference
+    }
+}
+
+extension ServiceOperation: Equatable {
+    public static func == (a: ServiceOperation, b: ServiceOperation) -> Bool {
+        switch (a, b) {
+        case (.open(let x), .open(let y)): return x == y
+        case (.create(let x), .create(let y)): return x == y
+        case (.deleteKeychain, .deleteKeychain), (.status, .status), (.lock, .lock), (.settings, .settings),
+            (.registeredPrograms, .registeredPrograms):
+            return true
+        case (.add(let x), .add(let y)), (.search(let x), .search(let y)), (.delete(let x), .delete(let y)): return x == y
+        case (.update(let x, let c), .update(let y, let d)): return x == y && c == d
+        case (.allItems(let x), .allItems(let y)): return x == y
+        case (.unlock(let x), .unlock(let y)): return x == y
+        case (.changePasscode(let o, let n), .changePasscode(let p, let m)): return o == p && n == m
+        case (.updateSettings(let x), .updateSettings(let y)): return x == y
+        case (.backup(let p, let w), .backup(let q, let v)), (.restore(let p, let w), .restore(let q, let v)):
+            return p == q && w == v
+        case (.registerProgram(let p, let e), .registerProgram(let q, let f)): return p == q && e == f
+        case (.removeProgram(let p), .removeProgram(let q)): return p == q
+        default: return false
+        }
+    }
+}
+
+extension ServiceResponse: Equatable {
+    public static func == (a: ServiceResponse, b: ServiceResponse) -> Bool {
+        switch (a, b) {
+        case (.done, .done): return true
+        case (.item(let x), .item(let y)): return x == y
+        case (.items(let x), .items(let y)): return x == y
+        case (.count(let x), .count(let y)): return x == y
+        case (.itemsWithDamage(let x, let d), .itemsWithDamage(let y, let e)): return x == y && d == e
+        case (.status(let x), .status(let y)): return x == y
+        case (.settings(let x), .settings(let y)): return x == y
+        case (.backup(let x), .backup(let y)): return x == y
+        case (.restore(let x), .restore(let y)): return x == y
+        case (.programs(let x), .programs(let y)): return x == y
+        case (.failure(let x), .failure(let y)): return x == y
+        default: return false
+        }
+    }
+}
+
+/// A deterministic generator (SplitMix64), so a mutation test fails the same way every run.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
