@@ -93,7 +93,7 @@ enum WireSamples {
             .updateSettings(KeychainSettings()), .backup(path: "/tmp/b ü.backup", password: Data([0, 9])),
             .restore(path: "/tmp/b.backup", password: Data()),
             .registerProgram(executablePath: "/usr/bin/app", entitlements: Data("<plist/>".utf8)),
-            .registeredPrograms, .removeProgram(executablePath: "/usr/bin/app"),
+            .registeredPrograms, .removeProgram(executablePath: "/usr/bin/app"), .defaultAccessGroup,
         ]
     }
 
@@ -123,7 +123,7 @@ enum WireSamples {
     /// Every response.
     static var responses: [ServiceResponse] {
         [
-            .done, .item(nil), .item(results[0]), .items([]), .items(results), .count(0), .count(Int.max),
+            .done, .item(nil), .item(results[0]), .items([]), .items(results), .count(0), .count(Int.max), .group("TEAM.app"), .group(""),
             .itemsWithDamage(results, KeychainDamage(unreadableItems: 2, missingItems: 3)),
             .status(KeychainStatus(lockState: .locked, hasPasscode: true, passcodeRetryDelay: 0.5, daemonProcess: 4242)),
             .status(KeychainStatus(lockState: .beforeFirstUnlock, hasPasscode: false, passcodeRetryDelay: nil, daemonProcess: nil)),
@@ -187,7 +187,7 @@ extension ServiceOperation: Equatable {
         case (.open(let x), .open(let y)): return x == y
         case (.create(let x), .create(let y)): return x == y
         case (.deleteKeychain, .deleteKeychain), (.status, .status), (.lock, .lock), (.settings, .settings),
-            (.registeredPrograms, .registeredPrograms):
+            (.registeredPrograms, .registeredPrograms), (.defaultAccessGroup, .defaultAccessGroup):
             return true
         case (.add(let x), .add(let y)), (.search(let x), .search(let y)), (.delete(let x), .delete(let y)): return x == y
         case (.update(let x, let c), .update(let y, let d)): return x == y && c == d
@@ -211,6 +211,7 @@ extension ServiceResponse: Equatable {
         case (.item(let x), .item(let y)): return x == y
         case (.items(let x), .items(let y)): return x == y
         case (.count(let x), .count(let y)): return x == y
+        case (.group(let x), .group(let y)): return x == y
         case (.itemsWithDamage(let x, let d), .itemsWithDamage(let y, let e)): return x == y && d == e
         case (.status(let x), .status(let y)): return x == y
         case (.settings(let x), .settings(let y)): return x == y
