@@ -138,7 +138,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "KeychainCore"],
+            dependencies: ["Security", "KeychainCore", "KeychainService"],
             swiftSettings: strictFlags
         ),
         .testTarget(

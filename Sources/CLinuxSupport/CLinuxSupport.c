@@ -48,7 +48,14 @@ pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const en
     if (result != 0) { errno = result; return -1; }
     result = posix_spawn_file_actions_init(&actions);
     if (result != 0) { posix_spawnattr_destroy(&attributes); errno = result; return -1; }
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+    // A thread of the caller may block signals (Dispatch's workers block nearly all), and the
+    // child inherits that mask and any ignored signal: start it with none blocked or ignored.
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);

@@ -39,8 +39,7 @@ public enum Daemon {
                 return 71
             }
         }
-        let registry = ProgramRegistry(digest: { try ExecutableDigest.shared.digest(ofFileAt: $0) })
-        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, programs: registry)
+        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath)
         let identify = PeerIdentification(administratorTools: PeerIdentification.toolsBesideDaemon())
         let server = DaemonServer(listener: listener, handler: handler, identify: { try identify.caller(of: $0) })
         if let idle = options.idleExit {

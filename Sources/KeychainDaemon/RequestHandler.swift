@@ -9,8 +9,6 @@ struct RequestHandler: Sendable {
     /// The default keychain's path in the daemon's environment (the only one a sandboxed caller
     /// may use).
     let defaultKeychainPath: String
-    /// The registry of programs, looked up and changed through the keychain the request names.
-    let programs: ProgramRegistry
 
     func handle(_ request: ServiceRequest, for caller: Caller) -> ServiceResponse {
         do {
@@ -41,7 +39,7 @@ struct RequestHandler: Sendable {
             return .done
         case .registerProgram(let executable, let entitlements):
             try requireAdministrator(caller)
-            try programs.register(executablePath: executable, entitlements: entitlements, in: try open(path))
+            try open(path).registerProgram(try RegisteredProgram(executablePath: executable, entitlementsFile: entitlements))
             return .done
         case .registeredPrograms:
             try requireAdministrator(caller)
@@ -102,7 +100,7 @@ struct RequestHandler: Sendable {
     /// The caller's groups in the keychain at `path`: a registered program's, else what the
     /// connection's credentials gave.
     private func context(of caller: Caller, in path: String) throws -> AccessContext {
-        try programs.context(for: caller, in: open(path))
+        try ProgramRegistry.context(for: caller, in: open(path))
     }
 
     private func requireAdministrator(_ caller: Caller) throws {

@@ -62,6 +62,21 @@ public final class ServiceClient: Sendable {
         try RemoteKeychain(client: self, path: path).expectDone(.deleteKeychain)
     }
 
+    /// Ends the daemon serving this client's socket (SIGTERM) and waits until its socket refuses
+    /// connections: a test's stand-in for a restart of the machine. Idle connections are closed.
+    public func stopDaemon() {
+        let request = ServiceRequest(keychainPath: KeychainLocation.defaultKeychainPath, operation: .status)
+        guard case .status(let status)? = try? send(request),
+            let pid = status.daemonProcess
+        else { return }
+        idleConnections.withLock { $0.removeAll() }
+        kill(pid, SIGTERM)
+        for _ in 0..<1_000 {
+            guard (try? UnixSocket.connect(to: socketPath)) != nil else { return }
+            usleep(2_000)
+        }
+    }
+
     /// Sends `request` and waits for the answer; a `.failure` answer is thrown as the engine's
     /// error, exactly as an in-process call would throw it.
     public func send(_ request: ServiceRequest) throws -> ServiceResponse {

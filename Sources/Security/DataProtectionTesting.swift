@@ -38,9 +38,15 @@ public enum SecDataProtectionTesting {
         StatusMapping.run { try ProcessKeychain.resolve().unlock(passcode: passcode) }
     }
 
-    /// Acts as if the process had restarted: the default keychain's keys are dropped and the next
-    /// call opens it afresh (before the first unlock, when a passcode is set).
+    /// Acts as if the device had restarted: the default keychain's keys are dropped and the next
+    /// call opens it afresh (before the first unlock, when a passcode is set). In-process this
+    /// forgets the process's instance; through `keychaind` it ends the daemon (which holds the
+    /// keys for every client) and waits until it is gone; the next call starts a new one.
     public static func restart() {
-        Keychain.forgetOpenInstance(path: KeychainLocation.defaultKeychainPath)
+        guard let client = try? KeychainConnector.daemonClient() else {
+            Keychain.forgetOpenInstance(path: KeychainLocation.defaultKeychainPath)
+            return
+        }
+        client.stopDaemon()
     }
 }

@@ -90,6 +90,8 @@ enum CommandTable {
         UnimplementedCommand(
             "export-smartcard", usage: "token [-i id] [-t type]", summary: "Export/display items from a smartcard."),
         ErrorCommand(),
+        // This tool's own, after macOS's commands so that no macOS prefix changes meaning.
+        EntitlementsCommand(),
     ]
 
     /// The command `word` names: the first whose name starts with it, as macOS matches.

@@ -18,4 +18,22 @@ public struct RegisteredProgram: Equatable, Sendable {
         self.executableDigest = executableDigest
         self.entitlements = entitlements
     }
+
+    /// The registration of the executable at `path`, as it is now, with the entitlements in the
+    /// property list `entitlementsFile`.
+    ///
+    /// - Throws: `.param` for a relative path, a file that is not a readable regular file, or
+    ///   entitlements that do not parse.
+    public init(executablePath path: String, entitlementsFile: Data) throws {
+        guard path.hasPrefix("/") else { throw KeychainError(.param, "the program must be named by an absolute path") }
+        let entitlements: Entitlements
+        do {
+            entitlements = try Entitlements(propertyList: entitlementsFile)
+        } catch {
+            throw KeychainError(.param, "the entitlements file is not a valid property list of entitlements")
+        }
+        self.init(
+            executablePath: path, executableDigest: try ExecutableDigest.shared.digest(ofFileAt: path),
+            entitlements: entitlements)
+    }
 }

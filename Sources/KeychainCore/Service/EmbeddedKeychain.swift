@@ -68,4 +68,12 @@ public struct EmbeddedKeychain: KeychainHandle {
     public func restore(from path: String, password: Data) throws -> RestoreSummary {
         try keychain.restore(from: path, password: password)
     }
+
+    public func registerProgram(executablePath: String, entitlements: Data) throws {
+        try keychain.registerProgram(try RegisteredProgram(executablePath: executablePath, entitlementsFile: entitlements))
+    }
+
+    public func registeredPrograms() throws -> [RegisteredProgram] { try keychain.registeredPrograms() }
+
+    public func removeProgram(executablePath: String) throws { try keychain.removeProgram(executablePath: executablePath) }
 }

@@ -43,4 +43,13 @@ public protocol KeychainHandle: Sendable {
     func backup(to path: String, password: Data) throws -> BackupSummary
     /// Restores the items of the backup at `path`.
     func restore(from path: String, password: Data) throws -> RestoreSummary
+
+    /// Registers the executable at `executablePath` (pinned to its current content) with the
+    /// entitlements property list `entitlements`: through `keychaind`, that program then gets the
+    /// entitlements' access groups. Only the owner's administration tool may.
+    func registerProgram(executablePath: String, entitlements: Data) throws
+    /// The registered programs.
+    func registeredPrograms() throws -> [RegisteredProgram]
+    /// Removes the registration of the executable at `executablePath`.
+    func removeProgram(executablePath: String) throws
 }

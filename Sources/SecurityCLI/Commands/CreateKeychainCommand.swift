@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainService
 import Security
 
 /// `create-keychain [-P] [-p password] [keychain...]`: creates keychains protected by a password
@@ -51,7 +52,7 @@ struct CreateKeychainCommand: CommandDefinition {
         for name in names {
             let path = KeychainSession.path(of: name)
             do {
-                try Keychain.create(path: path, passcode: Data(password ?? []))
+                _ = try KeychainConnector.create(path: path, passcode: Data(password ?? []), context: try KeychainSession.embeddedContext())
             } catch {
                 throw ToolError.api("SecKeychainCreate \(name)", error)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainService
 import Security
 
 /// `delete-keychain keychain...`: deletes keychains (database and keybag; their items cannot be
@@ -17,7 +18,7 @@ struct DeleteKeychainCommand: CommandDefinition {
         for name in invocation.scan.operands {
             let path = KeychainSession.path(of: name)
             do {
-                try Keychain.delete(path: path)
+                try KeychainConnector.delete(path: path)
             } catch {
                 throw ToolError.api("SecKeychainDelete", error)
             }

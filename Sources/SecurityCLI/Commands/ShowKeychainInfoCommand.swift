@@ -2,7 +2,9 @@ import KeychainCore
 
 /// `show-keychain-info [keychain]`: prints a keychain's lock settings to standard error, as
 /// macOS does: `Keychain "<name>"[ lock-on-sleep][ use-lock-interval] no-timeout|timeout=<N>s`,
-/// where the name is the argument as given, or `<NULL>` for the default keychain.
+/// where the name is the argument as given, or `<NULL>` for the default keychain. A second line,
+/// on standard output, says who holds the keychain's keys and its lock state:
+/// `held by keychaind (pid <N>): unlocked|locked|locked since start` or `open in this process: …`.
 struct ShowKeychainInfoCommand: CommandDefinition {
     let name = "show-keychain-info"
     let usage = "[keychain]"
@@ -18,8 +20,10 @@ struct ShowKeychainInfoCommand: CommandDefinition {
         let name = arguments.first
         let keychain = try name.map(KeychainSession.open) ?? KeychainSession.openDefault()
         let settings: KeychainSettings
+        let status: KeychainStatus
         do {
             settings = try keychain.settings()
+            status = try keychain.status()
         } catch {
             throw ToolError.api("SecKeychainCopySettings \(name ?? "<NULL>")", error)
         }
@@ -28,6 +32,14 @@ struct ShowKeychainInfoCommand: CommandDefinition {
         if settings.useLockInterval { line += " use-lock-interval" }
         line += settings.lockInterval.map { " timeout=\($0)s" } ?? " no-timeout"
         invocation.console.error(line + "\n")
+        let holder = status.daemonProcess.map { "held by keychaind (pid \($0))" } ?? "open in this process"
+        let state: String
+        switch status.lockState {
+        case .unlocked: state = status.hasPasscode ? "unlocked" : "unlocked (no password)"
+        case .locked: state = "locked"
+        case .beforeFirstUnlock: state = "locked since start"
+        }
+        invocation.console.output("\(holder): \(state)\n")
         return 0
     }
 }

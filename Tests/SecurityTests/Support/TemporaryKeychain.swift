@@ -1,4 +1,5 @@
 import Foundation
+import KeychainService
 import Security
 
 /// The entitlements a test's process pretends to have (the access groups its keychain calls may
@@ -67,15 +68,25 @@ enum TemporaryKeychain {
 
         /// Switches the process's entitlements for the following SecItem calls. Each switch
         /// writes a new file, so nothing cached for an earlier file applies.
+        ///
+        /// Through `keychaind` a process cannot declare its own entitlements: the test registers
+        /// this test executable with the file in the test's keychain, as its owner would
+        /// (`security entitlements add`), or removes the registration for `.none`.
         func useEntitlements(_ entitlements: TestEntitlements) throws {
             guard let contents = entitlements.fileContents else {
                 unsetenv("KEYCHAIN_ENTITLEMENTS")
+                if TestMode.throughDaemon && entitlementFiles > 0 {
+                    try TestMode.security("entitlements", "remove", TestMode.testExecutable)
+                }
                 return
             }
             entitlementFiles += 1
             let file = dataHome.appendingPathComponent("app-\(entitlementFiles).entitlements")
             try Data(contents.utf8).write(to: file)
             setenv("KEYCHAIN_ENTITLEMENTS", file.path, 1)
+            if TestMode.throughDaemon {
+                try TestMode.security("entitlements", "add", TestMode.testExecutable, file.path)
+            }
         }
     }
 
@@ -106,5 +117,27 @@ enum TemporaryKeychain {
 
     private static func restore(_ name: String, _ value: String?) {
         if let value { setenv(name, value, 1) } else { unsetenv(name) }
+    }
+}
+
+/// Whether the tests reach their keychains through `keychaind` (`KEYCHAIN_MODE=daemon`), and what
+/// they need to then.
+enum TestMode {
+    /// `KEYCHAIN_MODE=daemon`.
+    static var throughDaemon: Bool { (try? ServiceLocation.requestedMode()) == .daemon }
+
+    /// This test process's executable.
+    static let testExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+
+    /// Runs the `security` command built beside this test executable (the daemon's
+    /// administration tool), in this process's environment.
+    ///
+    /// - Throws: when it cannot start or exits with a status other than 0.
+    static func security(_ arguments: String...) throws {
+        let tool = (testExecutable as NSString).deletingLastPathComponent + "/security"
+        guard let pid = DetachedProcess.spawn(tool, arguments: ["security"] + arguments),
+            let status = DetachedProcess.wait(for: pid)
+        else { throw CocoaError(.executableLoad) }
+        guard status == 0 else { throw CocoaError(.featureUnsupported, userInfo: ["status": status, "arguments": arguments]) }
     }
 }
