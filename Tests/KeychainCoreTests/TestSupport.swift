@@ -63,8 +63,10 @@ struct TemporaryKeychain {
         return try Keychain.open(path: keychain.path, create: false, options: options)
     }
 
-    /// The SQL that takes a database back to what schema 5 wrote: no search index.
-    static let withoutSearchIndex = "DROP INDEX items_unindexed; DROP TABLE search_index; ALTER TABLE items DROP COLUMN idx; "
+    /// The SQL that takes a database back to what schema 5 wrote: no search index (and no
+    /// program registry, which schema 7 added).
+    static let withoutSearchIndex =
+        "DROP TABLE programs; DROP INDEX items_unindexed; DROP TABLE search_index; ALTER TABLE items DROP COLUMN idx; "
 
     /// Rewrites the database as schema version 5 wrote it: no search index.
     func rewriteAsVersion5() throws {

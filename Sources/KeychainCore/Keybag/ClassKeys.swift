@@ -18,13 +18,15 @@ struct ClassKeys: Sendable {
 /// The keys derived from the keybag's index key, available whenever the keychain is open:
 /// `tokens` keys the primary-key and access-group tokens (so duplicates are detected while
 /// locked), `groupNames` seals the access-group names of the group table, `ledger` authenticates
-/// the rollback ledger (`RollbackLedger`).
+/// the rollback ledger (`RollbackLedger`), `programs` seals the registered programs.
 struct IndexKeys: Sendable {
     let tokens: SymmetricKey
     let groupNames: SymmetricKey
     let ledger: SymmetricKey
     /// Keys the search index's tokens (`SearchIndexEncoding`), apart from primary-key tokens.
     let search: SymmetricKey
+    /// Seals the entries of the program registry (`KeychainStore+Programs.swift`).
+    let programs: SymmetricKey
 
     /// Derives the index keys from the keybag's index key.
     init(indexKey: SymmetricKey) throws {
@@ -32,5 +34,6 @@ struct IndexKeys: Sendable {
         groupNames = try indexKey.derive(purpose: "access group names v2")
         ledger = try indexKey.derive(purpose: "rollback ledger v1")
         search = try indexKey.derive(purpose: "search index tokens v1")
+        programs = try indexKey.derive(purpose: "registered programs v1")
     }
 }

@@ -185,8 +185,10 @@ extension KeychainStore {
     /// for (the others get unverifiable entries). The rows are read in token order (the token
     /// index), so each leaf, then each node, is complete when the prefix moves on: memory holds
     /// one leaf and one node, whatever the number of items. The root's synchronizable flag is
-    /// set when any row exists (it cannot be known: lookups then try both tokens), and the
-    /// registry digest is taken from the table as found.
+    /// set when any row exists (it cannot be known: lookups then try both tokens), the
+    /// registry digest is taken from the table as found, and the program registry keeps the
+    /// standing the old root gave it (`carriedProgramDigest`): a rebuild never vouches for
+    /// registrations it cannot check.
     func buildLedger(in connection: SQLiteConnection, trusted: (_ uuid: Data, _ generation: Int64) throws -> Bool) throws {
         try connection.execute("CREATE TABLE ledger_building (id INTEGER PRIMARY KEY, body BLOB NOT NULL)")
         var root = LedgerRoot()
@@ -236,6 +238,7 @@ extension KeychainStore {
         }
         try finishNode()
         root.registry = try registryDigest(of: try storedAccessGroups(in: connection))
+        root.programs = try carriedProgramDigest(in: connection)
         try put(try ledger.encode(root), at: Data())
         try connection.execute("DROP TABLE ledger; ALTER TABLE ledger_building RENAME TO ledger")
     }

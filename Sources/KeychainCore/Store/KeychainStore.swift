@@ -19,7 +19,8 @@ final class KeychainStore: Sendable {
     /// authenticated root that now holds that record.
     /// Version 5 had no search index; `version5To6` adds its table and column, and the engine
     /// fills them (`Keychain.indexPendingRows`), which needs the rows' keys.
-    static let schemaVersion: Int64 = 6
+    /// Version 6 had no program registry; `version6To7` adds its (empty) table.
+    static let schemaVersion: Int64 = 7
 
     /// A new database's schema. Each index costs every write a page (a frame in the WAL before
     /// its fsync), so only lookups that must not scan have one: the primary-key token (keyed
@@ -45,6 +46,7 @@ final class KeychainStore: Sendable {
         CREATE TABLE access_groups (token BLOB PRIMARY KEY, name BLOB NOT NULL) WITHOUT ROWID;
         CREATE TABLE keychain (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
         \(searchIndexSchema)
+        \(programRegistrySchema)
         """
 
     /// The search index: an entry per (token, row) in token then row order, so one token's rows
@@ -60,6 +62,9 @@ final class KeychainStore: Sendable {
         ALTER TABLE items ADD COLUMN idx BLOB;
         \(searchIndexSchema)
         """
+
+    /// The version 6 → 7 upgrade's SQL: the program registry's table, empty.
+    static let version6To7 = programRegistrySchema
 
     /// The SQL half of the version 1 → 2 upgrade (the rows are re-sealed by `KeychainMigration`).
     static let version1To2 = """
@@ -180,6 +185,7 @@ final class KeychainStore: Sendable {
         if version <= 2 { try connection.execute(Self.version2To3) }
         if version <= 3 { try connection.execute(Self.version3To4) }
         if version <= 5 { try connection.execute(Self.version5To6) }
+        if version <= 6 { try connection.execute(Self.version6To7) }
         if version <= 3 {
             // Generations and the ledger, every existing row at its generation 0: from now on no
             // row can be put back to a version older than the one it has.
@@ -481,12 +487,15 @@ final class KeychainStore: Sendable {
 
     /// Deletes every row (a restore replaces the keychain's contents); with the rows goes the
     /// record that synchronizable items exist (the rows inserted next set it again). The
-    /// access-group registry stays, and the new root vouches for it.
+    /// access-group registry stays, and the new root vouches for it; the program registry stays
+    /// with the standing it had (`carriedProgramDigest`).
     func deleteAllRows(in connection: SQLiteConnection) throws {
+        let programs = try carriedProgramDigest(in: connection)
         try connection.statement("DELETE FROM items").run()
         try connection.statement("DELETE FROM search_index").run()
         try connection.statement("DELETE FROM ledger").run()
         var root = LedgerRoot()
+        root.programs = programs
         root.registry = try registryDigest(of: try storedAccessGroups(in: connection))
         try writeRoot(root, in: connection)
     }

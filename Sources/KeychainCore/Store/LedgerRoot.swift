@@ -5,15 +5,18 @@ import KeychainCrypto
 /// keychain as a whole, authenticated by a MAC under the ledger key.
 ///
 /// Stored as `version ‖ flags ‖ count per stored class (big-endian 64-bit) ‖ registry digest ‖
-/// node slots ‖ MAC`, the MAC being the first 16 bytes of HMAC-SHA256 over everything before it.
-/// No root row means an empty ledger: no item, no group, no synchronizable item.
+/// program registry digest ‖ node slots ‖ MAC`, the MAC being the first 16 bytes of HMAC-SHA256
+/// over everything before it. A version-2 root (written before programs could be registered) has
+/// no program registry digest: it reads as an empty program registry's.
+/// No root row means an empty ledger: no item, no group, no program, no synchronizable item.
 struct LedgerRoot: Equatable, Sendable {
-    /// The format this code reads and writes.
-    static let version: UInt8 = 2
+    /// The format this code writes.
+    static let version: UInt8 = 3
     /// The MAC's length.
     static let macLength = 16
     private static let label = Array("ledger root v2\u{0}".utf8)
-    private static let headerLength = 2 + 8 * ItemClass.stored.count + RollbackLedger.digestLength
+    private static let version2HeaderLength = 2 + 8 * ItemClass.stored.count + RollbackLedger.digestLength
+    private static let headerLength = version2HeaderLength + RollbackLedger.digestLength
 
     /// Whether synchronizable items may exist: set when one is written, cleared only when every
     /// row goes (a restore). Lookups that leave the synchronizable flag open try the second
@@ -23,6 +26,9 @@ struct LedgerRoot: Equatable, Sendable {
     var counts = [Int64](repeating: 0, count: ItemClass.stored.count)
     /// The digest of the access-group registry (all zeros while it is empty).
     var registry = Data(count: RollbackLedger.digestLength)
+    /// The digest of the program registry (`KeychainStore.programRegistryDigest`; all zeros
+    /// while it is empty).
+    var programs = Data(count: RollbackLedger.digestLength)
     /// The node slots (`index ‖ digest`, by index); nil when no node exists.
     var slots: Data?
 
@@ -32,8 +38,10 @@ struct LedgerRoot: Equatable, Sendable {
     /// The root a stored body holds, when its MAC verifies under `key`; nil otherwise (altered,
     /// malformed, or of another format).
     init?(verifying body: UnsafeRawBufferPointer, key: SymmetricKey) throws {
-        guard body.count >= Self.headerLength + Self.macLength, body[0] == Self.version,
-            (body.count - Self.headerLength - Self.macLength) % RollbackLedger.slotLength == 0
+        guard let format = body.first, format == 2 || format == Self.version else { return nil }
+        let headerLength = format == 2 ? Self.version2HeaderLength : Self.headerLength
+        guard body.count >= headerLength + Self.macLength,
+            (body.count - headerLength - Self.macLength) % RollbackLedger.slotLength == 0
         else { return nil }
         let signed = UnsafeRawBufferPointer(rebasing: body[0..<(body.count - Self.macLength)])
         let expected = try Self.mac(signed, key: key)
@@ -45,7 +53,11 @@ struct LedgerRoot: Equatable, Sendable {
         }
         let registryStart = 2 + 8 * counts.count
         registry = Data(body[registryStart..<(registryStart + RollbackLedger.digestLength)])
-        let slotBytes = body[Self.headerLength..<(body.count - Self.macLength)]
+        if format == Self.version {
+            let programsStart = registryStart + RollbackLedger.digestLength
+            programs = Data(body[programsStart..<(programsStart + RollbackLedger.digestLength)])
+        }
+        let slotBytes = body[headerLength..<(body.count - Self.macLength)]
         slots = slotBytes.isEmpty ? nil : Data(slotBytes)
     }
 
@@ -57,6 +69,7 @@ struct LedgerRoot: Equatable, Sendable {
         body.append(synchronizableItems ? 1 : 0)
         for count in counts { withUnsafeBytes(of: count.bigEndian) { body.append(contentsOf: $0) } }
         body.append(registry)
+        body.append(programs)
         if let slots { body.append(slots) }
         let mac = try body.withUnsafeBytes { try Self.mac($0, key: key) }
         body.append(mac)
