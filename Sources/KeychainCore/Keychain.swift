@@ -114,6 +114,20 @@ public final class Keychain: Sendable {
         keychain?.keyRing.removeAll()
     }
 
+    /// Drops this process's instance for `path` and its keys: the next `open` reads the files
+    /// afresh (the daemon does this when a keychain's files were replaced behind it).
+    package static func dropOpenInstance(path: String) {
+        forgetOpenInstance(path: path)
+    }
+
+    /// Checks that the keychain's directory and files are still private to the calling user, as
+    /// every open checks them (the daemon checks again whenever a new client opens a keychain).
+    ///
+    /// - Throws: `errSecWrPerm` naming the file that is not private.
+    package func requirePrivateFiles() throws {
+        try KeychainLocation.requirePrivate(database: path)
+    }
+
     /// The keychains this process has open (the daemon checks their lock states before it exits).
     package static func openInstances() -> [Keychain] {
         openKeychains.withLock { Array($0.values) }

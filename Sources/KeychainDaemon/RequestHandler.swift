@@ -9,6 +9,8 @@ struct RequestHandler: Sendable {
     /// The default keychain's path in the daemon's environment (the only one a sandboxed caller
     /// may use).
     let defaultKeychainPath: String
+    /// The keychains held, and the files they were found in.
+    let held = HeldKeychains()
 
     func handle(_ request: ServiceRequest, for caller: Caller) -> ServiceResponse {
         do {
@@ -28,14 +30,15 @@ struct RequestHandler: Sendable {
         }
         switch request.operation {
         case .open(let create):
-            _ = try Keychain.open(path: path, create: create)
+            _ = try held.openForClient(path: path, create: create)
             return .done
         case .create(let passcode):
-            _ = try Keychain.create(path: path, passcode: passcode)
+            _ = try held.changingKeybag(of: path) { try Keychain.create(path: path, passcode: passcode) }
             return .done
         case .deleteKeychain:
             try requireAdministrator(caller)
             try Keychain.delete(path: path)
+            held.forget(path)
             return .done
         case .registerProgram(let executable, let entitlements):
             try requireAdministrator(caller)
@@ -70,23 +73,23 @@ struct RequestHandler: Sendable {
             status.daemonProcess = getpid()
             return .status(status)
         case .unlock(let passcode):
-            try keychain.unlock(passcode: passcode)
+            try held.changingKeybag(of: keychain.path) { try keychain.unlock(passcode: passcode) }
             return .done
         case .lock:
             try keychain.lock()
             return .done
         case .changePasscode(let old, let new):
-            return .count(try keychain.changePasscode(from: old, to: new))
+            return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })
         case .settings: return .settings(try keychain.settings())
         case .updateSettings(let settings):
-            try keychain.updateSettings(settings)
+            try held.changingKeybag(of: keychain.path) { try keychain.updateSettings(settings) }
             return .done
         case .backup(let path, let password):
             try requireAdministrator(caller)
             return .backup(try keychain.backup(to: path, password: password))
         case .restore(let path, let password):
             try requireAdministrator(caller)
-            return .restore(try keychain.restore(from: path, password: password))
+            return .restore(try held.changingKeybag(of: keychain.path) { try keychain.restore(from: path, password: password) })
         case .open, .create, .deleteKeychain, .registerProgram, .registeredPrograms, .removeProgram:
             throw KeychainError(.internal, "the request was routed to the wrong handler")
         }

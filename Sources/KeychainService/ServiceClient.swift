@@ -43,22 +43,31 @@ public final class ServiceClient: Sendable {
 
     private static let clients = Mutex<[String: ServiceClient]>([:])
 
-    /// A handle on the keychain at `path`, after the daemon opened it.
+    /// A handle on the keychain at `path`. The first time this process asks for it, the daemon
+    /// opens it as a process opening it itself would (checking its files); later calls reuse
+    /// that answer without a round trip.
     public func open(path: String, create: Bool) throws -> RemoteKeychain {
         let keychain = RemoteKeychain(client: self, path: path)
+        if opened.withLock({ $0.contains(path) }) { return keychain }
         try keychain.expectDone(.open(create: create))
+        opened.withLock { _ = $0.insert(path) }
         return keychain
     }
+
+    /// The keychains this process opened through the daemon.
+    private let opened = Mutex<Set<String>>([])
 
     /// Creates a keychain with a passcode and returns a handle on it.
     public func create(path: String, passcode: Data?) throws -> RemoteKeychain {
         let keychain = RemoteKeychain(client: self, path: path)
         try keychain.expectDone(.create(passcode: passcode))
+        opened.withLock { _ = $0.insert(path) }
         return keychain
     }
 
     /// Deletes the keychain at `path` (the daemon forgets its keys first).
     public func deleteKeychain(path: String) throws {
+        opened.withLock { _ = $0.remove(path) }
         try RemoteKeychain(client: self, path: path).expectDone(.deleteKeychain)
     }
 

@@ -96,7 +96,9 @@ struct AccessGroupTests {
         }
     }
 
-    @Test("An unreadable entitlements file never falls back to the default group")
+    // In-process entitlements only: through keychaind a program declares nothing itself, and the
+    // owner's registration of such a file is refused (EntitlementsCommandTests).
+    @Test("An unreadable entitlements file never falls back to the default group", .enabled(if: !TestMode.throughDaemon))
     func unreadableEntitlements() throws {
         try TemporaryKeychain.run(entitlements: .propertyList("this is not a property list <dict>")) { _ in
             #expect(add(newGenericPassword()) == errSecMissingEntitlement)
