@@ -95,6 +95,7 @@ public final class Keychain: Sendable {
             throw KeychainError(.noSuchKeychain, "the specified keychain could not be found")
         }
         forgetOpenInstance(path: path)
+        HolderLock.release(database: path)
         // The keybag goes first (`KeychainLocation.files`): a deletion interrupted after it leaves
         // a database that opens nothing (and can be deleted again), never a keybag whose
         // database seems lost.
@@ -112,6 +113,12 @@ public final class Keychain: Sendable {
         }
         let keychain = openKeychains.withLock { $0.removeValue(forKey: path) }
         keychain?.keyRing.removeAll()
+    }
+
+    /// Makes this process the only holder of the keychains it opens from now on: a process that
+    /// opens one of them itself is refused until this one ends (`keychaind` calls it at start).
+    package static func holdKeychainsExclusively() {
+        HolderLock.exclusive.store(true, ordering: .relaxed)
     }
 
     /// Drops this process's instance for `path` and its keys: the next `open` reads the files
@@ -153,6 +160,7 @@ public final class Keychain: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
         try KeychainLocation.requirePrivate(database: path)
+        try HolderLock.acquire(database: path)
         deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
 

@@ -56,6 +56,7 @@ public enum Daemon {
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
         _ = clinux_set_not_dumpable()
         SecureBytes.locksMemory.store(true, ordering: .relaxed)
+        Keychain.holdKeychainsExclusively()
         signal(SIGPIPE, SIG_IGN)
     }
 

@@ -76,6 +76,7 @@ public enum KeychainLocation {
     static func files(forDatabase path: String) -> [(path: String, role: FileRole)] {
         [(keybagPath(forDatabase: path), .keybag), (Keybag.stagedPath(keybagPath(forDatabase: path)), .keybag)]
             + databaseFiles(forDatabase: path) + [(legacyKeyFilePath(forDatabase: path), .legacyKey)]
+            + [(HolderLock.path(forDatabase: path), .holder)]
     }
 
     /// The files the keychains of `directory` share: the device key and the preferences.

@@ -15,6 +15,8 @@ package enum FileRole: String, Sendable {
     case deviceKey = "device key (device.key)"
     /// The `security` command's search list and default keychain (`preferences.plist`).
     case preferences = "preferences file (preferences.plist)"
+    /// The file whose lock says who holds a keychain (`<name>.keychain-db.holder`).
+    case holder = "holder file (.holder)"
     /// A version-1 keychain's root-key file (`<name>.keychain-db.key`).
     case legacyKey = "version-1 key file (.key)"
     /// A backup file being written.
