@@ -66,7 +66,7 @@ let package = Package(
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
