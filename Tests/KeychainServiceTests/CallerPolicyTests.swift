@@ -20,6 +20,8 @@ struct CallerPolicyTests {
         let administrator: String
         var flatpakInfo: FlatpakInfoLocation = FlatpakInfoLocation { _ in "/nonexistent/.flatpak-info" }
         var expectedUID = getuid()
+        /// The path the policy is given for the tool, when not the tool's own.
+        var administratorLink: String?
 
         init() throws {
             directory = try PeerTestDirectory()
@@ -30,7 +32,7 @@ struct CallerPolicyTests {
         }
 
         var policy: CallerPolicy {
-            CallerPolicy(expectedUID: expectedUID, administratorPaths: [administrator], flatpakInfo: flatpakInfo)
+            CallerPolicy(expectedUID: expectedUID, administratorPaths: [administratorLink ?? administrator], flatpakInfo: flatpakInfo)
         }
 
         /// The access a child running `executable` gets.
@@ -82,6 +84,11 @@ struct CallerPolicyTests {
         #expect(access.context.allowsAllGroups)
         let copy = try fixture.directory.copyExecutable(fixture.administrator, named: "security-copy")
         #expect(try fixture.access(running: copy) == Self.ordinary)
+        // Named through a symbolic link, the tool is the file the link names.
+        var linked = fixture
+        linked.administratorLink = fixture.directory.path + "/security-link"
+        try FileManager.default.createSymbolicLink(atPath: linked.administratorLink!, withDestinationPath: fixture.administrator)
+        #expect(try linked.access(running: fixture.administrator).isAdministrator)
     }
 
     @Test("the administration tool replaced at its path by another program: the program running the old file is no longer the tool")
