@@ -46,7 +46,12 @@ public struct CallerPolicy: Sendable {
     /// The `security` command installed beside the running daemon (same directory as its
     /// `/proc/self/exe`), followed by `extra` (tests add their own tools here).
     public static func administratorPaths(besideDaemonWith extra: [String] = []) throws -> [String] {
-        let daemon = try ExecutableIdentity.current(digests: ExecutableDigestCache(capacity: 1)).path
+        let daemon: String
+        do {
+            daemon = try ProcessCalls.readLink("/proc/self/exe")
+        } catch let error as ProcessCallError {
+            throw error.keychainError
+        }
         return [(daemon as NSString).deletingLastPathComponent + "/security"] + extra
     }
 
