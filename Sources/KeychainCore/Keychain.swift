@@ -121,6 +121,11 @@ public final class Keychain: Sendable {
         HolderLock.exclusive.store(true, ordering: .relaxed)
     }
 
+    /// Whether this process has the keychain at `path` open.
+    package static func isOpen(path: String) -> Bool {
+        openKeychains.withLock { $0[path] != nil }
+    }
+
     /// Drops this process's instance for `path` and its keys: the next `open` reads the files
     /// afresh (the daemon does this when a keychain's files were replaced behind it).
     package static func dropOpenInstance(path: String) {

@@ -39,9 +39,15 @@ public enum Daemon {
                 return 71
             }
         }
-        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath)
-        let identify = PeerIdentification(administratorTools: PeerIdentification.toolsBesideDaemon())
-        let server = DaemonServer(listener: listener, handler: handler, identify: { try identify.caller(of: $0) })
+        let policy: CallerPolicy
+        do {
+            policy = CallerPolicy(expectedUID: getuid(), administratorPaths: try CallerPolicy.administratorPaths(besideDaemonWith: []))
+        } catch {
+            log("cannot find its own executable: \(error)")
+            return 71
+        }
+        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, policy: policy)
+        let server = DaemonServer(listener: listener, handler: handler)
         if let idle = options.idleExit {
             IdleExit.watch(server, after: idle, socketPath: listener.path)
         }

@@ -18,7 +18,7 @@ import Glibc
 final class DaemonServer: Sendable {
     let listener: UnixListener
     let handler: RequestHandler
-    let identify: @Sendable (UnixSocket) throws -> Caller
+
     /// Open connections, and when the last one closed.
     let activity = Mutex<(connections: Int, lastClosed: Date)>((0, Date()))
     /// The most connections served at once; more wait in the listen backlog.
@@ -26,10 +26,9 @@ final class DaemonServer: Sendable {
     /// How long a send to a client that does not read may block before it is disconnected.
     static let sendTimeout: Int = 30
 
-    init(listener: UnixListener, handler: RequestHandler, identify: @escaping @Sendable (UnixSocket) throws -> Caller) {
+    init(listener: UnixListener, handler: RequestHandler) {
         self.listener = listener
         self.handler = handler
-        self.identify = identify
     }
 
     /// Accepts clients until the process exits.
@@ -58,9 +57,10 @@ final class DaemonServer: Sendable {
     private func serve(_ client: UnixSocket) {
         var timeout = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
         _ = setsockopt(client.descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let caller: Caller
+        // The peer as the kernel saw it connect, held (by a pidfd) for the whole connection.
+        let caller: PeerCredentials
         do {
-            caller = try identify(client)
+            caller = try PeerCredentials(socket: client.descriptor)
         } catch {
             let failure = (error as? KeychainError) ?? KeychainError(.missingEntitlement, "the caller could not be identified")
             try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(failure)))

@@ -9,10 +9,13 @@ struct RequestHandler: Sendable {
     /// The default keychain's path in the daemon's environment (the only one a sandboxed caller
     /// may use).
     let defaultKeychainPath: String
+    /// Decides each caller's groups from its credentials, at every request (a registration or
+    /// an executable may have changed since the last one).
+    let policy: CallerPolicy
     /// The keychains held, and the files they were found in.
     let held = HeldKeychains()
 
-    func handle(_ request: ServiceRequest, for caller: Caller) -> ServiceResponse {
+    func handle(_ request: ServiceRequest, for caller: PeerCredentials) -> ServiceResponse {
         do {
             return try perform(request, for: caller)
         } catch let error as KeychainError {
@@ -22,10 +25,16 @@ struct RequestHandler: Sendable {
         }
     }
 
-    private func perform(_ request: ServiceRequest, for caller: Caller) throws -> ServiceResponse {
+    private func perform(_ request: ServiceRequest, for peer: PeerCredentials) throws -> ServiceResponse {
         let path = request.keychainPath
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the keychain path must be absolute") }
-        if caller.isSandboxed && path != defaultKeychainPath {
+        // The registry of the keychain named decides a registered program's groups; a keychain
+        // not open yet (being created or opened) has none to offer.
+        let caller = try policy.access(for: peer) {
+            guard Keychain.isOpen(path: path) else { return [] }
+            return try open(path).registeredPrograms()
+        }
+        if case .sandboxed = caller.standing, path != defaultKeychainPath {
             throw KeychainError(.missingEntitlement, "a sandboxed program may use only the default keychain")
         }
         switch request.operation {
@@ -42,7 +51,10 @@ struct RequestHandler: Sendable {
             return .done
         case .registerProgram(let executable, let entitlements):
             try requireAdministrator(caller)
-            try open(path).registerProgram(try RegisteredProgram(executablePath: executable, entitlementsFile: entitlements))
+            let program = try RegisteredProgram(executablePath: executable, entitlementsFile: entitlements) { file in
+                try ExecutableIdentity.of(file: file, digests: policy.digests).digest
+            }
+            try open(path).registerProgram(program)
             return .done
         case .registeredPrograms:
             try requireAdministrator(caller)
@@ -52,11 +64,11 @@ struct RequestHandler: Sendable {
             try open(path).removeProgram(executablePath: executable)
             return .done
         default:
-            return try perform(request.operation, on: EmbeddedKeychain(try open(path), context: try context(of: caller, in: path)), caller: caller)
+            return try perform(request.operation, on: EmbeddedKeychain(try open(path), context: caller.context), caller: caller)
         }
     }
 
-    private func perform(_ operation: ServiceOperation, on keychain: EmbeddedKeychain, caller: Caller) throws -> ServiceResponse {
+    private func perform(_ operation: ServiceOperation, on keychain: EmbeddedKeychain, caller: CallerAccess) throws -> ServiceResponse {
         switch operation {
         case .add(let request): return .item(try keychain.add(request))
         case .search(let request): return .items(try keychain.search(request))
@@ -100,13 +112,7 @@ struct RequestHandler: Sendable {
         try Keychain.open(path: path, create: false)
     }
 
-    /// The caller's groups in the keychain at `path`: a registered program's, else what the
-    /// connection's credentials gave.
-    private func context(of caller: Caller, in path: String) throws -> AccessContext {
-        try ProgramRegistry.context(for: caller, in: open(path))
-    }
-
-    private func requireAdministrator(_ caller: Caller) throws {
+    private func requireAdministrator(_ caller: CallerAccess) throws {
         guard caller.isAdministrator else {
             throw KeychainError(.missingEntitlement, "only the keychain owner's security command may do this")
         }

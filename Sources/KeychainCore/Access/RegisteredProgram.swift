@@ -19,12 +19,15 @@ public struct RegisteredProgram: Equatable, Sendable {
         self.entitlements = entitlements
     }
 
-    /// The registration of the executable at `path`, as it is now, with the entitlements in the
-    /// property list `entitlementsFile`.
+    /// The registration of the executable at `path`, as it is now (`digest` computes its
+    /// SHA-256), with the entitlements in the property list `entitlementsFile`.
     ///
     /// - Throws: `.param` for a relative path, a file that is not a readable regular file, or
     ///   entitlements that do not parse.
-    public init(executablePath path: String, entitlementsFile: Data) throws {
+    public init(
+        executablePath path: String, entitlementsFile: Data,
+        digest: (String) throws -> Data = { try ExecutableDigest.shared.digest(ofFileAt: $0) }
+    ) throws {
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the program must be named by an absolute path") }
         let entitlements: Entitlements
         do {
@@ -33,7 +36,7 @@ public struct RegisteredProgram: Equatable, Sendable {
             throw KeychainError(.param, "the entitlements file is not a valid property list of entitlements")
         }
         self.init(
-            executablePath: path, executableDigest: try ExecutableDigest.shared.digest(ofFileAt: path),
+            executablePath: path, executableDigest: try digest(path),
             entitlements: entitlements)
     }
 }
