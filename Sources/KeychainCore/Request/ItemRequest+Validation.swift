@@ -41,8 +41,9 @@ extension ItemRequest {
         if let identity {
             guard operation == .add else { throw KeychainError.param("only SecItemAdd takes a SecIdentity") }
             guard itemClass == .identity else { throw KeychainError.param("a SecIdentity is added as kSecClassIdentity") }
-            guard identity.privateKey.keyClass == .private, identity.certificate.matches(privateKey: identity.privateKey)
-            else { throw KeychainError.param("the identity's private key is not its certificate's") }
+            guard identity.certificate.matches(privateKey: identity.privateKey) else {
+                throw KeychainError.param("the identity's private key is not its certificate's")
+            }
         }
         if case .count(let count)? = matchLimit, count < 0 {
             throw KeychainError.param("kSecMatchLimit must not be negative")
