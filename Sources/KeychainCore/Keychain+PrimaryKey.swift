@@ -22,7 +22,7 @@ extension Keychain {
         switch try keyedLookup(request, context: context, in: tx, singleStatement: false) {
         case .notKeyed: return nil
         case .rows(let rows): return rows
-        case .needsTransaction: preconditionFailure("a keyed lookup in a transaction needs no other")
+        case .needsTransaction: throw KeychainError(.internal, "a keyed lookup in a transaction asked for another")
         }
     }
 

@@ -69,13 +69,23 @@ struct RequestHandler: Sendable {
     }
 
     private func perform(_ operation: ServiceOperation, on keychain: EmbeddedKeychain, caller: CallerAccess) throws -> ServiceResponse {
+        // A peer's typed request passed only the wire codec's structural checks: the engine's own
+        // checks come before the engine, as in-process they end the dictionary decoder.
         switch operation {
-        case .add(let request): return .item(try keychain.add(request))
-        case .search(let request): return .items(try keychain.search(request))
+        case .add(let request):
+            try request.validate(for: .add)
+            return .item(try keychain.add(request))
+        case .search(let request):
+            try request.validate(for: .copyMatching)
+            return .items(try keychain.search(request))
         case .update(let request, let changes):
+            try request.validate(for: .update)
+            try changes.validate(for: request.itemClass)
             try keychain.update(request, changes: changes)
             return .done
-        case .delete(let request): return .count(try keychain.delete(request))
+        case .delete(let request):
+            try request.validate(for: .delete)
+            return .count(try keychain.delete(request))
         case .defaultAccessGroup: return .group(try keychain.defaultAccessGroup())
         case .allItems(let includingData):
             let (items, damage) = try keychain.allItemsWithDamage(includingData: includingData)

@@ -275,4 +275,29 @@ struct SearchIndexTests {
         #expect(try Self.answer(temporary.keychain, byLabel, context: Self.context).count == 1)
         #expect(try Self.answer(temporary.keychain, ItemRequest(itemClass: .genericPassword), context: Self.context).count == 1)
     }
+
+    @Test("the index's row walk refuses no token or more than its statements check with errSecParam, never a trap; a query naming more indexed values than that is answered")
+    func tokenCountOutOfRange() throws {
+        let temporary = try TemporaryKeychain()
+        try Self.populate(temporary.keychain)
+        for count in [0, KeychainStore.maximumSearchTokens + 1] {
+            let tokens = Array(repeating: Data(count: SearchIndexEncoding.tokenLength), count: count)
+            let error = #expect(throws: KeychainError.self, "\(count) tokens") {
+                try temporary.keychain.reading { tx in try tx.searchRows(itemClass: .genericPassword, tokens: tokens) { _ in true } }
+            }
+            #expect(error?.code == .param)
+        }
+        // Server, account, path and access group: four indexed values (not the whole primary
+        // key), of which the planner uses three.
+        var request = ItemRequest(itemClass: .internetPassword)
+        request.attributes["srvr"] = .string("example.org")
+        request.attributes["acct"] = .string("bob")
+        request.attributes["path"] = .string("/p2")
+        request.attributes["agrp"] = .string(Self.groups[0])
+        #expect(AttributeCatalog.searchIndexed(of: .internetPassword).filter { request.attributes.contains($0) }.count
+            > KeychainStore.maximumSearchTokens)
+        let before = temporary.keychain.queryPlanStatistics
+        #expect(try Self.answer(temporary.keychain, request).count == 1)
+        #expect(temporary.keychain.queryPlanStatistics.searchIndex == before.searchIndex + 1)
+    }
 }

@@ -61,7 +61,8 @@ extension KeychainStore {
 
     /// Visits, in row order until `visit` returns false, every row of `itemClass` whose entries
     /// include all of `tokens` (the first selects, the others filter; at most
-    /// `maximumSearchTokens`), and every row of the class not yet indexed (it may match).
+    /// `maximumSearchTokens`, else `errSecParam`), and every row of the class not yet indexed
+    /// (it may match).
     ///
     /// As with `scan`, the rows' standing in the rollback ledger is not checked.
     ///
@@ -72,7 +73,10 @@ extension KeychainStore {
     func searchRows(
         itemClass: ItemClass, tokens: [Data], in connection: SQLiteConnection, _ visit: (StoredRow) throws -> Bool
     ) throws -> Int {
-        precondition(!tokens.isEmpty && tokens.count <= Self.maximumSearchTokens)
+        // The planner never asks for more; a count out of range is refused, never a trap.
+        guard !tokens.isEmpty && tokens.count <= Self.maximumSearchTokens else {
+            throw KeychainError.param("a search names between 1 and \(Self.maximumSearchTokens) indexed values")
+        }
         let pending = try unindexedRows(itemClass: itemClass, after: 0, limit: -1, in: connection)
         var next = pending.startIndex
         let statement = try connection.statement(Self.searchStatements[tokens.count - 1])

@@ -4,10 +4,6 @@ import KeychainCore
 /// Converts dictionary values to an attribute's kind, as Apple's daemon does (`SecDbItem.c`'s
 /// `copyString`, `copyData`, `copyNumber`, …); a value that cannot be converted is `errSecParam`.
 enum AttributeCoercion {
-    /// The largest attribute value or secret accepted: larger ones are `errSecParam`, never a crash
-    /// (Apple documents no limit; 16 MiB must work).
-    static let maximumValueSize = 64 << 20
-
     /// Converts `value` for `attribute`.
     static func coerce(_ value: RequestValue, for attribute: AttributeDescriptor) throws -> AttributeValue {
         let converted: AttributeValue?
@@ -58,12 +54,6 @@ enum AttributeCoercion {
         }
         guard let converted else {
             throw KeychainError.param("\(attribute.constant) does not accept a \(value.typeDescription) value")
-        }
-        if case .data(let data) = converted, data.count > maximumValueSize {
-            throw KeychainError.param("\(attribute.constant) is larger than the keychain accepts")
-        }
-        if case .string(let text) = converted, text.utf8.count > maximumValueSize {
-            throw KeychainError.param("\(attribute.constant) is larger than the keychain accepts")
         }
         return converted
     }

@@ -44,13 +44,12 @@ package enum RequestParser {
         request.persistentReference = operation == .add ? nil : persistentReference
         request.identity = operation == .add ? identity : nil
         var nonAttributeKeys = 0
-        var attributeKeyCount = 0
         var matchKeys: [String] = []
 
         for (key, value) in dictionary {
             if key.utf8.count == 4 {
                 if key == "nleg" { continue }  // kSecUseDataProtectionKeychain: accepted, ignored.
-                attributeKeyCount += try applyAttribute(key, value, to: &request) ? 1 : 0
+                try applyAttribute(key, value, to: &request)
                 continue
             }
             nonAttributeKeys += 1
@@ -83,11 +82,8 @@ package enum RequestParser {
         switch operation {
         case .add:
             try inferKeyAttributes(&request)
-            try validateAdd(request, matchKeys: matchKeys, dictionary: dictionary)
+            try validateAdd(matchKeys: matchKeys, dictionary: dictionary)
         case .copyMatching:
-            if request.persistentReference != nil && attributeKeyCount > 0 {
-                throw KeychainError.param("a persistent reference cannot be searched with other attributes")
-            }
             if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
             try validateSearchMatchKeys(request, matchKeys: matchKeys)
         case .update:
@@ -103,6 +99,8 @@ package enum RequestParser {
                 throw KeychainError.param("kSecMatch… keys are not accepted by SecItemDelete")
             }
         }
+        // What holds for every typed request, however it reached the engine, is checked once there.
+        try request.validate(for: operation)
         return request
     }
 
@@ -122,7 +120,7 @@ package enum RequestParser {
         for (key, value) in dictionary {
             if key == "v_Data" {
                 guard case .data(let data) = value else { throw KeychainError.param("kSecValueData must be data") }
-                guard data.count <= AttributeCoercion.maximumValueSize else {
+                guard data.count <= ItemRequest.maximumValueSize else {
                     throw KeychainError.param("kSecValueData is larger than the keychain accepts")
                 }
                 changes.secret = data
@@ -145,17 +143,7 @@ package enum RequestParser {
                 if attribute.maintainer == .caller { changes.attributes[attribute] = converted }
             }
         }
-        if changes.attributes[.accessible] != nil && changes.accessControl != nil {
-            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
-        }
-        if changes.synchronizable == true {
-            if let protection = changes.attributes[.accessible]?.stringValue.flatMap(Protection.init), protection.isThisDeviceOnly {
-                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
-            }
-            if changes.accessControl != nil {
-                throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
-            }
-        }
+        try changes.validate(for: itemClass)
         return changes
     }
 
@@ -173,28 +161,21 @@ package enum RequestParser {
         return itemClass
     }
 
-    /// Applies a 4-character attribute key; returns whether it counts as a search attribute.
-    private static func applyAttribute(_ key: String, _ value: RequestValue, to request: inout ItemRequest) throws -> Bool {
+    /// Applies a 4-character attribute key.
+    private static func applyAttribute(_ key: String, _ value: RequestValue, to request: inout ItemRequest) throws {
         guard let attribute = AttributeCatalog.attribute(key, in: request.itemClass) else {
             throw KeychainError.param("\(key) is not an attribute of \(request.itemClass.constantName)")
         }
         switch attribute.kind {
         case .synchronizable:
-            if let flag = try AttributeCoercion.synchronizable(value) {
-                request.synchronizable = .only(flag)
-                return true
-            }
-            request.synchronizable = .any
-            return false
+            request.synchronizable = try AttributeCoercion.synchronizable(value).map(SynchronizableFilter.only) ?? .any
         case .accessControl:
             guard case .accessControl(let policy) = value else {
                 throw KeychainError.param("kSecAttrAccessControl must be a SecAccessControl")
             }
             request.accessControl = policy
-            return true
         default:
             request.attributes[attribute] = try AttributeCoercion.coerce(value, for: attribute)
-            return true
         }
     }
 
@@ -276,7 +257,7 @@ package enum RequestParser {
         switch key {
         case "v_Data":
             guard case .data(let data) = value else { throw KeychainError.param("kSecValueData must be data") }
-            guard data.count <= AttributeCoercion.maximumValueSize else {
+            guard data.count <= ItemRequest.maximumValueSize else {
                 throw KeychainError.param("kSecValueData is larger than the keychain accepts")
             }
             if operation == .add { request.secret = data }
@@ -291,33 +272,13 @@ package enum RequestParser {
 
     // MARK: - Per-operation rules
 
-    private static func validateAdd(_ request: ItemRequest, matchKeys: [String], dictionary: RequestEntries) throws {
+    private static func validateAdd(matchKeys: [String], dictionary: RequestEntries) throws {
         if !matchKeys.isEmpty {
             // No search key in an add (Apple's daemon returns success and stores nothing).
             throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")
         }
         if dictionary["u_ItemList"] != nil {
             throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")
-        }
-        if request.itemClass == .identity && request.identity == nil {
-            throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")
-        }
-        if request.itemClass == .key && request.attributes[.type] == nil {
-            throw KeychainError.param("a key item needs kSecAttrKeyType")
-        }
-        if request.attributes[.accessible] != nil && request.accessControl != nil {
-            throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
-        }
-        if request.synchronizable == .only(true) {
-            let protection = request.accessControl?.protection
-                ?? request.attributes[.accessible]?.stringValue.flatMap(Protection.init)
-            if protection?.isThisDeviceOnly == true {
-                // Apple's header: "not allowed" (its daemon does not check).
-                throw KeychainError.param("a synchronizable item cannot use a ThisDeviceOnly accessibility")
-            }
-            if request.accessControl != nil {
-                throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
-            }
         }
     }
 
@@ -332,9 +293,6 @@ package enum RequestParser {
             }
             if certificateFilterKeys.contains(key) && certificateLike {
                 throw KeychainError(.unimplemented, "\(key) needs certificate parsing, which is not implemented yet")
-            }
-            if key == "m_HostOrSubdomainOfHost" && request.itemClass != .internetPassword {
-                throw KeychainError(.unimplemented, "kSecMatchHostOrSubdomainOfHost applies to internet passwords only")
             }
         }
     }

@@ -23,6 +23,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// (e) `keychaind`'s frames and messages: byte streams cut as a socket delivers them,
     /// request and response payloads.
     case serviceProtocol = "service-protocol"
+    /// (f) What `keychaind` runs: request payloads decoded, checked and run against a keychain
+    /// holding a few items.
+    case serviceRequests = "service-requests"
 
     /// Runs one input.
     func run(_ bytes: UnsafeRawBufferPointer) throws {
@@ -33,6 +36,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .recordDecoder: try RecordDecoderFuzzer.run(&input)
         case .importers: try ImporterFuzzer.run(&input)
         case .serviceProtocol: try ServiceProtocolFuzzer.run(&input)
+        case .serviceRequests: try ServiceRequestFuzzer.run(&input)
         }
     }
 
