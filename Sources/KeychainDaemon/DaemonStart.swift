@@ -22,12 +22,14 @@ enum DaemonStart {
             return 71
         }
         let deadline = Date().addingTimeInterval(timeout)
+        var childEnded = false
         while Date() < deadline {
             if (try? UnixSocket.connect(to: socketPath)) != nil { return 0 }
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid {
-                // It ended: fine when another daemon holds the socket and answers.
-                return (try? UnixSocket.connect(to: socketPath)) != nil ? 0 : 71
+            // The new daemon ends at once when another one holds the socket's lock (many clients
+            // raced to start one): that one may still be starting, so keep waiting for it.
+            if !childEnded {
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid { childEnded = true }
             }
             usleep(5_000)
         }

@@ -69,12 +69,14 @@ public struct RemoteKeychain: KeychainHandle {
     public func updateSettings(_ settings: KeychainSettings) throws { try expectDone(.updateSettings(settings)) }
 
     public func backup(to path: String, password: Data) throws -> BackupSummary {
-        guard case .backup(let summary) = try send(.backup(path: path, password: password)) else { throw unexpected("backup") }
+        let request = ServiceOperation.backup(path: Self.absolute(path), password: password)
+        guard case .backup(let summary) = try send(request) else { throw unexpected("backup") }
         return summary
     }
 
     public func restore(from path: String, password: Data) throws -> RestoreSummary {
-        guard case .restore(let summary) = try send(.restore(path: path, password: password)) else { throw unexpected("restore") }
+        let request = ServiceOperation.restore(path: Self.absolute(path), password: password)
+        guard case .restore(let summary) = try send(request) else { throw unexpected("restore") }
         return summary
     }
 
@@ -92,6 +94,12 @@ public struct RemoteKeychain: KeychainHandle {
     /// Removes a program's registration.
     public func removeProgram(executablePath: String) throws {
         try expectDone(.removeProgram(executablePath: executablePath))
+    }
+
+    /// `path` against this process's working directory: the daemon has its own.
+    static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        return (FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path)
     }
 
     func send(_ operation: ServiceOperation) throws -> ServiceResponse {

@@ -82,6 +82,7 @@ struct CallerPolicyTests {
         #expect(access.isAdministrator)
         #expect(access.standing == .administrator)
         #expect(access.context.allowsAllGroups)
+        #expect(try access.context.defaultGroupForAdd() == AccessContext.defaultGroup)
         let copy = try fixture.directory.copyExecutable(fixture.administrator, named: "security-copy")
         #expect(try fixture.access(running: copy) == Self.ordinary)
         // Named through a symbolic link, the tool is the file the link names.

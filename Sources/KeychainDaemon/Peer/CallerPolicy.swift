@@ -8,7 +8,7 @@ import KeychainCore
 /// 2. A process in a Flatpak sandbox (its `.flatpak-info`, `FlatpakInfoLocation`) gets exactly
 ///    the group of its application ID: never the administrator's, never a registered program's,
 ///    whatever it runs. A sandbox whose application cannot be told is refused.
-/// 3. The owner's administration tool gets every group (`*`) and administers: an executable
+/// 3. The owner's administration tool gets every group (`*`; its adds go to `default`) and administers: an executable
 ///    whose device, inode and SHA-256 are those of one of `administratorPaths` now (by default
 ///    the `security` beside the daemon's own executable).
 /// 4. A program the owner registered gets the groups of its entitlements, if its executable is
@@ -71,7 +71,8 @@ public struct CallerPolicy: Sendable {
         }
         let executable = try peer.executable(digests: digests)
         if try isAdministrator(executable) {
-            return CallerAccess(standing: .administrator, groups: ["*"])
+            // Every group; its adds go to `default`, as the tool's own adds do in-process.
+            return CallerAccess(standing: .administrator, groups: [AccessContext.defaultGroup, "*"])
         }
         if let program = try registeredPrograms().first(where: {
             $0.executablePath == executable.path && $0.executableDigest == executable.digest
