@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "bench-hello", targets: ["BenchHello"]),
         // The reliability tests' helper process (crash, concurrency, full-disk and memory probes).
         .executable(name: "keychain-crash-writer", targets: ["KeychainCrashWriter"]),
+        // The daemon tests' client program.
+        .executable(name: "keychain-test-client", targets: ["KeychainTestClient"]),
     ],
     targets: [
         // System libraries: Debian's libsqlite3-dev and libssl-dev.
@@ -131,9 +133,17 @@ let package = Package(
             dependencies: ["KeychainCore", "KeychainSQLite", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
+        // A program using `import Security` as an app does, for the daemon's tests.
+        .executableTarget(
+            name: "KeychainTestClient",
+            dependencies: ["Security"],
+            path: "Tests/KeychainTestClient",
+            swiftSettings: strictFlags
+        ),
+
         .testTarget(
             name: "KeychainServiceTests",
-            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore"],
+            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient"],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -41,7 +41,12 @@ public enum Daemon {
         }
         let policy: CallerPolicy
         do {
-            policy = CallerPolicy(expectedUID: getuid(), administratorPaths: try CallerPolicy.administratorPaths(besideDaemonWith: []))
+            let flatpakInfo = options.flatpakInfoDirectory.map { directory in
+                FlatpakInfoLocation { "\(directory)/\($0)/.flatpak-info" }
+            } ?? .sandboxRoot
+            policy = CallerPolicy(
+                expectedUID: getuid(), administratorPaths: try CallerPolicy.administratorPaths(besideDaemonWith: []),
+                flatpakInfo: flatpakInfo)
         } catch {
             log("cannot find its own executable: \(error)")
             return 71

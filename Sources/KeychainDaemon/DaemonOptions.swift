@@ -12,6 +12,11 @@ public struct DaemonOptions: Equatable, Sendable {
     /// Exit after this many seconds without a client, when no keychain it holds would lose an
     /// unlock by exiting; nil never exits on its own.
     public var idleExit: TimeInterval? = 60
+    /// Tests only: read a process's sandbox description at `<directory>/<pid>/.flatpak-info`
+    /// instead of inside its root (`/proc/<pid>/root/.flatpak-info`), so a test can make an
+    /// ordinary process look sandboxed. Whoever starts the daemon could run another daemon
+    /// anyway, so this grants nothing a starter does not already have.
+    public var flatpakInfoDirectory: String?
 
     /// Options with their defaults.
     public init() {}
@@ -30,6 +35,9 @@ public struct DaemonOptions: Equatable, Sendable {
           --idle-exit SECONDS  exit after SECONDS without clients when nothing unlocked would be lost
                                (0: never; default 60)
           --help               print this text
+          --test-flatpak-info DIR
+                               tests only: read a process's sandbox description from
+                               DIR/<pid>/.flatpak-info
 
         """
 
@@ -57,6 +65,11 @@ public struct DaemonOptions: Equatable, Sendable {
                     throw UsageError(message: "--socket needs an absolute path")
                 }
                 options.socket = path
+            case "--test-flatpak-info":
+                guard let path = remaining.popFirst(), path.hasPrefix("/") else {
+                    throw UsageError(message: "--test-flatpak-info needs an absolute path")
+                }
+                options.flatpakInfoDirectory = path
             case "--idle-exit":
                 guard let text = remaining.popFirst(), let seconds = Double(text), seconds >= 0, seconds.isFinite else {
                     throw UsageError(message: "--idle-exit needs a number of seconds")

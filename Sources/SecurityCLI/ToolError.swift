@@ -46,7 +46,8 @@ enum ToolError: Error, Equatable {
     ///
     /// A damaged keychain or item (errSecDecode, errSecInvalidKeychain) adds the engine's reason
     /// on a line of its own (`security: the keychain is damaged: …`): reasons name what is
-    /// damaged, never a value, and the status's text alone does not say it.
+    /// damaged, never a value, and the status's text alone does not say it. So does a keychain
+    /// that is not available (held by keychaind, or the daemon unreachable).
     static func api(_ api: String, _ error: any Error) -> ToolError {
         if let failure = error as? ToolError { return failure }
         let status = StatusMapping.status(for: error)
@@ -57,6 +58,11 @@ enum ToolError: Error, Equatable {
             }
             if keychainError.code == .decode || keychainError.code == .invalidKeychain {
                 return .failed(result: status, message: statusLine + damageLine(keychainError.reason))
+            }
+            // Which process holds the keychain, or why the daemon cannot be reached: the status
+            // alone ("No keychain is available") does not say what to do.
+            if keychainError.code == .notAvailable {
+                return .failed(result: status, message: statusLine + "security: \(keychainError.reason)\n")
             }
         }
         return .status(status, api: api)

@@ -1,0 +1,136 @@
+import Foundation
+import KeychainService
+
+/// A `keychaind` of a test's own (its own socket, keychain directory and home), started in the
+/// foreground, and the programs that talk to it: the `security` command built beside it (the
+/// daemon's administration tool) and `keychain-test-client` (an app using `import Security`).
+final class DaemonFixture {
+    /// The directory holding everything of the test (0700).
+    let root: String
+    let socket: String
+    let dataHome: String
+    private(set) var daemon: Process?
+    private let flatpakInfo: String?
+
+    /// The directory of the built products.
+    static let products = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
+        .components(separatedBy: "/").dropLast().joined(separator: "/")
+    static let securityTool = products + "/security"
+    static let testClient = products + "/keychain-test-client"
+
+    init(flatpakInfo: String? = nil) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("keychaind-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        socket = root + "/run/keychaind.sock"
+        dataHome = root + "/data"
+        self.flatpakInfo = flatpakInfo
+        try startDaemon()
+    }
+
+    deinit {
+        killDaemon()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// The environment of every program the test runs: the daemon mode on this fixture's socket.
+    var environment: [String: String] {
+        [
+            "KEYCHAIN_MODE": "daemon", "KEYCHAIND_SOCKET": socket, "XDG_DATA_HOME": dataHome, "HOME": root,
+            "PATH": "/usr/bin:/bin", "KEYCHAIND_PATH": Self.products + "/keychaind",
+        ]
+    }
+
+    /// Starts the daemon in the foreground and waits until its socket answers.
+    func startDaemon() throws {
+        var arguments = ["--foreground", "--socket", socket, "--idle-exit", "0"]
+        if let flatpakInfo { arguments += ["--test-flatpak-info", flatpakInfo] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.products + "/keychaind")
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        daemon = process
+        for _ in 0..<2_000 {
+            if (try? UnixSocket.connect(to: socket)) != nil { return }
+            usleep(5_000)
+        }
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "keychaind did not answer"])
+    }
+
+    /// Kills the daemon with SIGKILL (a crash) and waits for it.
+    func killDaemon() {
+        guard let daemon, daemon.isRunning else { return }
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+        self.daemon = nil
+    }
+
+    /// What a program printed, and its exit status.
+    struct Run {
+        let status: Int32
+        let output: String
+        let error: String
+    }
+
+    /// Runs `executable` with `arguments` in the fixture's environment.
+    func run(_ executable: String, _ arguments: [String], input: String = "") throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        let output = root + "/out-\(UUID().uuidString)", error = root + "/err-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: output, contents: nil)
+        FileManager.default.createFile(atPath: error, contents: nil)
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: error))
+        try process.run()
+        inputPipe.fileHandleForWriting.write(Data(input.utf8))
+        try inputPipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus,
+            output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+            error: (try? String(contentsOfFile: error, encoding: .utf8)) ?? "")
+    }
+
+    /// Runs the `security` command.
+    func security(_ arguments: String..., input: String = "") throws -> Run {
+        try run(Self.securityTool, arguments, input: input)
+    }
+
+    /// Runs an app (`keychain-test-client` or a copy of it) and returns what it printed.
+    func app(_ executable: String = DaemonFixture.testClient, _ arguments: String...) throws -> String {
+        try run(executable, arguments).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A copy of the test client at `name` in the fixture's directory: a program of its own.
+    func copyOfTestClient(named name: String) throws -> String {
+        let path = root + "/" + name
+        try FileManager.default.copyItem(atPath: Self.testClient, toPath: path)
+        return path
+    }
+
+    /// Writes an entitlements property list granting `groups`.
+    func entitlements(_ groups: [String], named name: String) throws -> String {
+        let path = root + "/" + name
+        let body = groups.map { "        <string>\($0)</string>\n" }.joined()
+        let text = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0">
+            <dict>
+                <key>keychain-access-groups</key>
+                <array>
+            \(body)    </array>
+            </dict>
+            </plist>
+
+            """
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}

@@ -1,0 +1,42 @@
+// keychain-test-client: a program that uses `import Security` as an app would, for the daemon's
+// tests (tests copy it, register it, change it). One operation per run; it prints the status
+// (and the secret found), and exits 0 whatever the status, 2 for bad usage.
+//
+//   keychain-test-client add <service> <account> <secret> [access-group]
+//   keychain-test-client find <service> <account> [access-group]
+//   keychain-test-client count <service>
+import Foundation
+import Security
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func query(service: String, account: String?, group: String?) -> [String: Any] {
+    var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service]
+    if let account { query[kSecAttrAccount as String] = account }
+    if let group { query[kSecAttrAccessGroup as String] = group }
+    return query
+}
+
+switch (arguments.first, arguments.count) {
+case ("add", 4), ("add", 5):
+    var item = query(service: arguments[1], account: arguments[2], group: arguments.count == 5 ? arguments[4] : nil)
+    item[kSecValueData as String] = Data(arguments[3].utf8)
+    print(SecItemAdd(item as CFDictionary, nil))
+case ("find", 3), ("find", 4):
+    var search = query(service: arguments[1], account: arguments[2], group: arguments.count == 4 ? arguments[3] : nil)
+    search[kSecReturnData as String] = true
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(search as CFDictionary, &result)
+    let secret = (result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    print(status, secret)
+case ("count", 2):
+    var search = query(service: arguments[1], account: nil, group: nil)
+    search[kSecMatchLimit as String] = kSecMatchLimitAll
+    search[kSecReturnAttributes as String] = true
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(search as CFDictionary, &result)
+    print(status, (result as? [Any])?.count ?? 0)
+default:
+    FileHandle.standardError.write(Data("usage: keychain-test-client add|find|count …\n".utf8))
+    exit(2)
+}
