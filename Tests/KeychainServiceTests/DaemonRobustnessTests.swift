@@ -18,8 +18,11 @@ struct DaemonRobustnessTests {
         }
     }
 
-    /// Reads until the daemon closes the connection; what it sent.
+    /// Reads until the daemon closes the connection; what it sent. A daemon that keeps the
+    /// connection open fails the read after 10 s (`SO_RCVTIMEO`) instead of hanging the test.
     static func readToEnd(_ socket: UnixSocket) throws -> Data {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        _ = setsockopt(socket.descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = Data()
         while try socket.receive(into: &buffer) {}
         return buffer
