@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainCrypto
 import KeychainSQLite
 
 /// Rollback detection (docs/reliability.md §4): a row put back to an older version of itself is
@@ -89,6 +90,20 @@ struct RollbackTests {
         leaf[leaf.startIndex + leaf.count - 1] ^= 0x01
         try fixture.connection.statement("UPDATE ledger SET body = ? WHERE id = ?").bind([.blob(leaf), .integer(leafID)]).run()
         #expect(try secrets() == [sibling.secret], "damaged leaf")
+    }
+
+    @Test("a ledger digest is the first 12 bytes of HMAC-SHA256 over the level's label, the prefix's length, the prefix and the body (known answers)")
+    func digestKnownAnswers() throws {
+        let ledger = RollbackLedger(key: try SymmetricKey(SecureBytes(copying: Data(0..<32))))
+        let leaf = Data((0..<82).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) })
+        let node = Data((0..<39).map { UInt8(truncatingIfNeeded: $0 * 11 + 5) })
+        // Computed independently (Python's hmac module).
+        #expect(try ledger.digest(prefix: Data([0xab, 0x01]), body: leaf).hex == "dd90e63ed80eff700c5e3b13")
+        #expect(try ledger.digest(prefix: Data([0xab]), body: node).hex == "ac1a729eb5d9781ca6332b61")
+        // A node's remembered digest is the same; no body has the zero digest.
+        #expect(try ledger.digest(prefix: Data([0xab]), body: node).hex == "ac1a729eb5d9781ca6332b61")
+        #expect(try ledger.digest(prefix: Data([0xab, 0x01]), body: nil as Data?) == Data(count: 12))
+        #expect(try ledger.digest(prefix: Data([0xab]), body: Data()) == Data(count: 12))
     }
 
     @Test("a row whose generation column alone is changed does not open")

@@ -312,8 +312,9 @@ final class KeychainStore: Sendable {
     func lookup(
         primaryKeyToken token: Data, in connection: SQLiteConnection, keysAreCurrent: (Data?) throws -> Void = { _ in }
     ) throws -> TokenLookup {
-        guard let path = RollbackLedger.Path(token: token) else { return TokenLookup(row: nil, isMissing: false, synchronizableItemsMayExist: true) }
-        let ids = path.rowIDs
+        guard let ids = RollbackLedger.rowIDs(above: token) else {
+            return TokenLookup(row: nil, isMissing: false, synchronizableItemsMayExist: true)
+        }
         let statement = try connection.statement(Self.selectByToken)
         try statement.bind([.blob(token), .integer(ids.node), .integer(ids.leaf)])
         defer { statement.reset() }
