@@ -267,12 +267,23 @@ extension Keychain {
         case .blob, .data, .digest:
             // The same bytes compared in place when both sides are text or both are data.
             switch (stored, wanted) {
-            case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+            case (.string(let left), .string(let right)): return Self.sameUTF8(left, right)
             case (.data(let left), .data(let right)): return left == right
             default: return stored.comparableBytes == wanted.comparableBytes
             }
         default:
             return stored == wanted
+        }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes, compared in place (native strings are
+    /// contiguous; `withUTF8` copies one that is not).
+    static func sameUTF8(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        guard left.utf8.count == right.utf8.count else { return false }
+        return left.withUTF8 { left in
+            right.withUTF8 { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
         }
     }
 

@@ -168,7 +168,8 @@ enum RecordCodec {
         return try wanted.withUTF8 { wanted in
             for _ in 0..<count {
                 let entryName = try reader.bytes(Int(try reader.byte()))
-                let matches = entryName.elementsEqual(UnsafeRawBufferPointer(wanted))
+                let matches = entryName.count == wanted.count
+                    && (wanted.isEmpty || memcmp(entryName.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
                 guard let tag = Tag(rawValue: try reader.byte()) else {
                     throw KeychainError(.decode, "unknown value tag in record")
                 }
