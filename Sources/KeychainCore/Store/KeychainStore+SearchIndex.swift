@@ -63,7 +63,7 @@ extension KeychainStore {
     /// (`RollbackLedger.rowID` in SQL): its offset in a blob listing the 256 byte values in
     /// order, since SQLite has no function from a byte to its number. A blob too short gives a
     /// value that names no ledger row of its path, and such a token has no path anyway.
-    private static func byteValue(of column: String, at position: Int) -> String {
+    static func byteValue(of column: String, at position: Int) -> String {
         "(instr(\(byteValues), substr(\(column), \(position), 1)) - 1)"
     }
 
