@@ -88,7 +88,8 @@ extension KeychainStore {
     /// (`isCurrent` is false): `visit` gets, with each row, a function that checks it, as
     /// `isCurrent(_:in:)` would, from the ledger bodies the search read with the row and the
     /// root read once per search (the same transaction's snapshot), so a row found unsuitable
-    /// before that costs no ledger check.
+    /// before that costs no ledger check. `visit` must not write (a write changes the root the
+    /// later checks compare with): callers collect the rows and write after the walk.
     ///
     /// - Returns: how many of the entries met name a row that does not exist: the keychain
     ///   deletes a row's entries with it, so such an entry is the trace of a row removed from the
