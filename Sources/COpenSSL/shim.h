@@ -81,6 +81,23 @@ static inline int COpenSSL_HMACKey_compute(
     return ok;
 }
 
+/// HMAC-SHA256 under a precomputed key of the message `head ‖ body` into out[32], without
+/// joining the two parts in memory. Safe to call from several threads at once. Returns 1 on success.
+static inline int COpenSSL_HMACKey_compute_parts(
+    const COpenSSL_HMACKey *key, const unsigned char *head, size_t headLength,
+    const unsigned char *body, size_t bodyLength, unsigned char *out)
+{
+    unsigned char inner[SHA256_DIGEST_LENGTH];
+    SHA256_CTX context = key->inner;
+    int ok = SHA256_Update(&context, head, headLength) == 1 && SHA256_Update(&context, body, bodyLength) == 1
+        && SHA256_Final(inner, &context) == 1;
+    context = key->outer;
+    ok = ok && SHA256_Update(&context, inner, sizeof inner) == 1 && SHA256_Final(out, &context) == 1;
+    OPENSSL_cleanse(&context, sizeof context);
+    OPENSSL_cleanse(inner, sizeof inner);
+    return ok;
+}
+
 /// HKDF-SHA256 (RFC 5869, extract then expand) over the prepared HMAC keys above: no KDF
 /// implementation is fetched from a provider (the first fetch of an operation builds the
 /// provider's whole method table, a large part of a short process's start). Returns 1 on success.

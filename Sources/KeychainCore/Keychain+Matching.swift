@@ -60,7 +60,12 @@ extension Keychain {
         var visited = false
         var examined = 0
         defer { planStatistics.withLock { $0.rowsExamined += examined } }
-        func consider(_ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false) throws -> Bool {
+        /// `isCurrent`, for a row being scanned, checks its standing in the rollback ledger
+        /// (by default with a statement of its own).
+        func consider(
+            _ row: StoredRow, keyed: Bool, decidedByKey: Bool, scanning: Bool = false,
+            isCurrent: (() throws -> Bool)? = nil
+        ) throws -> Bool {
             examined += 1
             var row = row
             // What the row shows in the clear rules it out before any key is needed, so a row of
@@ -77,7 +82,7 @@ extension Keychain {
                 switch store.open(candidate, unless: { try self.excludes($0, request) }) {
                 case .opened(nil), .damaged: return true
                 case .opened(let opened?):
-                    row.isCurrent = try tx.isCurrent(row)
+                    row.isCurrent = try isCurrent?() ?? tx.isCurrent(row)
                     outcome = row.isCurrent ? .opened(opened) : .damaged
                 case .locked: outcome = .locked
                 }
@@ -136,8 +141,10 @@ extension Keychain {
             // opened and matched in full, as in a scan.
             recordPlan(.searchIndex)
             var stopped = false
-            let dangling = try tx.searchRows(itemClass: request.itemClass, tokens: tokens) {
-                stopped = try !consider($0, keyed: false, decidedByKey: false, scanning: true)
+            let dangling = try tx.searchRows(itemClass: request.itemClass, tokens: tokens) { row, isCurrent in
+                stopped = try withoutActuallyEscaping(isCurrent) { isCurrent in
+                    try !consider(row, keyed: false, decidedByKey: false, scanning: true, isCurrent: isCurrent)
+                }
                 return !stopped
             }
             // An entry naming a row that is gone is the trace of a removed row that may have
@@ -260,12 +267,23 @@ extension Keychain {
         case .blob, .data, .digest:
             // The same bytes compared in place when both sides are text or both are data.
             switch (stored, wanted) {
-            case (.string(let left), .string(let right)): return left.utf8.elementsEqual(right.utf8)
+            case (.string(let left), .string(let right)): return Self.sameUTF8(left, right)
             case (.data(let left), .data(let right)): return left == right
             default: return stored.comparableBytes == wanted.comparableBytes
             }
         default:
             return stored == wanted
+        }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes, compared in place (native strings are
+    /// contiguous; `withUTF8` copies one that is not).
+    static func sameUTF8(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        guard left.utf8.count == right.utf8.count else { return false }
+        return left.withUTF8 { left in
+            right.withUTF8 { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
         }
     }
 

@@ -45,6 +45,17 @@ package enum OpenSSL {
             guard ok == 1 else { throw failure("HMAC") }
             return output
         }
+
+        /// The MAC of the message `head ‖ body` into the first 32 bytes of `out`, without
+        /// joining the parts or allocating; safe to call from several threads at once.
+        package func authenticate(
+            _ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer
+        ) throws {
+            precondition(out.count >= 32)
+            let ok = COpenSSL_HMACKey_compute_parts(
+                handle, bytes(head), head.count, bytes(body), body.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            guard ok == 1 else { throw failure("HMAC") }
+        }
     }
 
     /// HKDF-SHA256 (RFC 5869) expanding `key` with `salt` and `info` into `length` bytes.

@@ -71,16 +71,24 @@ enum ResultBridge {
     nonisolated(unsafe) static let attributeKeys: [NSString] = AttributeCatalog.descriptors.map { $0.name as NSString }
 
     /// An attribute value as Apple returns it: `CFString`, `CFData`, `CFNumber` or `CFDate`.
+    /// The values every result carries (`tomb` 0, an empty `musr`) are immutable objects made
+    /// once and shared, as Core Foundation shares its constant numbers.
     static func object(_ value: AttributeValue) -> AnyObject {
         switch value {
         case .string(let text): return text as NSString
-        case .data(let data): return data as NSData
+        case .data(let data): return data.isEmpty ? emptyData : data as NSData
+        case .integer(0): return zero
         case .integer(let number):
             if let small = Int32(exactly: number) { return NSNumber(value: small) }
             return NSNumber(value: number)
         case .date(let date): return date as NSDate
         }
     }
+
+    /// The number 0 of every result that carries one (an `Int32`, as other small integers).
+    nonisolated(unsafe) private static let zero = NSNumber(value: Int32(0))
+    /// The empty data of every result that carries one.
+    nonisolated(unsafe) private static let emptyData = NSData()
 
     /// Keys and values collected for one `NSDictionary`, made in one step.
     struct DictionaryEntries {

@@ -27,6 +27,26 @@ struct RecordCodecTests {
         #expect(throws: KeychainError(.decode, "record attribute name is not UTF-8")) { try RecordCodec.decode(record) }
     }
 
+    @Test("decodes text exactly: ASCII of every length to 17 bytes, non-ASCII text, and invalid UTF-8 anywhere is errSecDecode")
+    func textValues() throws {
+        let ascii = "abcdefghijklmnopq"
+        for length in 0...ascii.utf8.count {
+            let text = String(ascii.prefix(length))
+            let attributes: ItemAttributes = ["acct": .string(text)]
+            #expect(try RecordCodec.decode(RecordCodec.encode(attributes)) == attributes)
+        }
+        let accented: ItemAttributes = ["acct": .string("Zürich, 東京 and ascii after"), "svce": .string("abcdefgh\u{7f}")]
+        #expect(try RecordCodec.decode(RecordCodec.encode(accented)) == accented)
+        // One byte of the value made invalid, in the first eight-byte word, in the second, and last.
+        let encoded = RecordCodec.encode(["acct": .string(ascii)])
+        let start = try #require(encoded.firstRange(of: Data(ascii.utf8))).lowerBound
+        for (offset, byte) in [(2, 0xFF), (9, 0x80), (16, 0xC3)] as [(Int, UInt8)] {
+            var damaged = encoded
+            damaged[start + offset] = byte
+            #expect(throws: KeychainError(.decode, "record text is not UTF-8")) { try RecordCodec.decode(damaged) }
+        }
+    }
+
     @Test("rejects every truncation with errSecDecode")
     func truncation() throws {
         let encoded = RecordCodec.encode(sample)

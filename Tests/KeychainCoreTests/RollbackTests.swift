@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeychainCore
+import KeychainCrypto
 import KeychainSQLite
 
 /// Rollback detection (docs/reliability.md §4): a row put back to an older version of itself is
@@ -48,6 +49,61 @@ struct RollbackTests {
         relabel.attributes["labl"] = .string("relabelled")
         try Self.rollBack(fixture, changes: relabel)
         #expect(fixture.failure(of: fixture.items[Self.target], "rolled back over a relabel") == .decode)
+    }
+
+    @Test("a search through the index leaves out a rolled-back row or one under a damaged leaf, never its old secret, and finds the rest of its service")
+    func searchByServiceChecksTheLedger() throws {
+        let fixture = try TamperFixture()
+        let keychain = fixture.temporary.keychain
+        var sibling = ItemRequest(itemClass: .genericPassword)
+        sibling.attributes = ["svce": .string("bravo"), "acct": .string("2b")]
+        sibling.secret = Data("secret-of-the-other-bravo-item".utf8)
+        _ = try keychain.add(sibling, context: fixture.context)
+        var byService = ItemRequest(itemClass: .genericPassword)
+        byService.attributes = ["svce": .string("bravo")]
+        byService.matchLimit = .all
+        byService.returns = [.data, .attributes]
+        func secrets() throws -> [Data?] {
+            let before = keychain.queryPlanStatistics.searchIndex
+            let found = try keychain.search(byService, context: fixture.context).map(\.data)
+            #expect(keychain.queryPlanStatistics.searchIndex == before + 1, "the search used the index")
+            return found
+        }
+        #expect(try secrets() == [fixture.items[Self.target].secret, sibling.secret])
+
+        try Self.rollBack(fixture)
+        #expect(try secrets() == [sibling.secret], "rolled back row")
+
+        // The same row current again, then its ledger leaf altered.
+        let item = fixture.items[Self.target]
+        _ = try keychain.delete(fixture.keyed(item, returns: []), context: fixture.context)
+        var readd = ItemRequest(itemClass: .genericPassword)
+        readd.attributes = item.key
+        readd.secret = item.secret
+        _ = try keychain.add(readd, context: fixture.context)
+        #expect(try secrets().count == 2)
+        let newest = try #require(try fixture.connection.statement("SELECT max(rowid) FROM items").rows { $0.int64(0) }.first)
+        let leafID = RollbackLedger.rowID(Data(try fixture.value("pk", row: newest).prefix(2)))
+        var leaf = try #require(
+            try fixture.connection.statement("SELECT body FROM ledger WHERE id = ?").bind([.integer(leafID)])
+                .rows { $0.blob(0) }.first ?? nil)
+        leaf[leaf.startIndex + leaf.count - 1] ^= 0x01
+        try fixture.connection.statement("UPDATE ledger SET body = ? WHERE id = ?").bind([.blob(leaf), .integer(leafID)]).run()
+        #expect(try secrets() == [sibling.secret], "damaged leaf")
+    }
+
+    @Test("a ledger digest is the first 12 bytes of HMAC-SHA256 over the level's label, the prefix's length, the prefix and the body (known answers)")
+    func digestKnownAnswers() throws {
+        let ledger = RollbackLedger(key: try SymmetricKey(SecureBytes(copying: Data(0..<32))))
+        let leaf = Data((0..<82).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) })
+        let node = Data((0..<39).map { UInt8(truncatingIfNeeded: $0 * 11 + 5) })
+        // Computed independently (Python's hmac module).
+        #expect(try ledger.digest(prefix: Data([0xab, 0x01]), body: leaf).hex == "dd90e63ed80eff700c5e3b13")
+        #expect(try ledger.digest(prefix: Data([0xab]), body: node).hex == "ac1a729eb5d9781ca6332b61")
+        // A node's remembered digest is the same; no body has the zero digest.
+        #expect(try ledger.digest(prefix: Data([0xab]), body: node).hex == "ac1a729eb5d9781ca6332b61")
+        #expect(try ledger.digest(prefix: Data([0xab, 0x01]), body: nil as Data?) == Data(count: 12))
+        #expect(try ledger.digest(prefix: Data([0xab]), body: Data()) == Data(count: 12))
     }
 
     @Test("a row whose generation column alone is changed does not open")

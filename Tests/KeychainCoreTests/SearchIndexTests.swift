@@ -129,6 +129,23 @@ struct SearchIndexTests {
         #expect(temporary.keychain.queryPlanStatistics.searchIndex == 1)
     }
 
+    @Test("the search statement names the ledger node and leaf above every token, whatever its first two bytes")
+    func ledgerRowIDsInSQL() throws {
+        let connection = try SQLiteConnection(path: ":memory:")
+        let first = KeychainStore.byteValue(of: "?1", at: 1)
+        let second = KeychainStore.byteValue(of: "?1", at: 2)
+        let statement = try connection.statement(
+            "SELECT \(RollbackLedger.firstNodeID) + \(first), \(RollbackLedger.firstLeafID) + \(first) * 256 + \(second)")
+        for high in 0...255 {
+            for low in [0, 1, high, 254, 255] {
+                let token = Data([UInt8(high), UInt8(low)] + Array(repeating: 0x5a, count: 30))
+                let ids = try #require(RollbackLedger.rowIDs(above: token))
+                let inSQL = try statement.bind([.blob(token)]).rows { ($0.int64(0), $0.int64(1)) }.first
+                #expect(inSQL?.0 == ids.node && inSQL?.1 == ids.leaf, "token \(high), \(low)")
+            }
+        }
+    }
+
     @Test("a search by service reads only the rows of that service; one naming no indexed attribute reads the class")
     func readsOnlyMatchingRows() throws {
         let temporary = try TemporaryKeychain()

@@ -98,6 +98,13 @@ struct SymmetricKey: Sendable {
         return try message.withUnsafeBytes { message in try withEngineErrors { try key.authenticate(message) } }
     }
 
+    /// HMAC-SHA256 of the message `head ‖ body` under this key, into the first 32 bytes of
+    /// `out` (no buffer joins the parts).
+    func authenticate(_ head: UnsafeRawBufferPointer, _ body: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) throws {
+        let key = try prepared.hmac(for: bytes)
+        try withEngineErrors { try key.authenticate(head, body, into: out) }
+    }
+
     /// A key derived with HKDF-SHA256 from key material of any length (for example a
     /// passcode-derived secret joined with the device key).
     static func derive(from material: SecureBytes, purpose: String) throws -> SymmetricKey {

@@ -39,7 +39,8 @@ public struct ItemAttributes: Hashable, Sendable {
             return old
         }
         if values.isEmpty { values.reserveCapacity(8) }
-        values.insert(value, at: index)
+        // Records list their attributes in catalog order, so decoding appends.
+        if index == values.count { values.append(value) } else { values.insert(value, at: index) }
         mask |= bit
         return nil
     }

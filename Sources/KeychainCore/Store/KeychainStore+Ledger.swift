@@ -21,8 +21,7 @@ extension KeychainStore {
         for token: Data, in connection: SQLiteConnection,
         _ body: (UnsafeRawBufferPointer?, UnsafeRawBufferPointer?, UnsafeRawBufferPointer?) throws -> T
     ) throws -> T {
-        guard let path = RollbackLedger.Path(token: token) else { return try body(nil, nil, nil) }
-        let ids = path.rowIDs
+        guard let ids = RollbackLedger.rowIDs(above: token) else { return try body(nil, nil, nil) }
         let statement = try connection.statement(Self.selectPath).bind([.integer(ids.node), .integer(ids.leaf)])
         defer { statement.reset() }
         guard try statement.step() else { return try body(nil, nil, nil) }

@@ -42,7 +42,9 @@ extension KeychainStore {
         func scan(itemClass: ItemClass, _ visit: (StoredRow) throws -> Bool) throws {
             try store.scan(itemClass: itemClass, in: connection, visit)
         }
-        func searchRows(itemClass: ItemClass, tokens: [Data], _ visit: (StoredRow) throws -> Bool) throws -> Int {
+        func searchRows(
+            itemClass: ItemClass, tokens: [Data], _ visit: (StoredRow, _ isCurrent: () throws -> Bool) throws -> Bool
+        ) throws -> Int {
             try store.searchRows(itemClass: itemClass, tokens: tokens, in: connection, visit)
         }
         func setSearchTokens(_ tokens: Data, of item: Int64) throws { try store.setSearchTokens(tokens, of: item, in: connection) }

@@ -176,7 +176,8 @@ package enum RecordCodec {
         return try wanted.withUTF8 { wanted in
             for _ in 0..<count {
                 let entryName = try reader.bytes(Int(try reader.byte()))
-                let matches = entryName.elementsEqual(UnsafeRawBufferPointer(wanted))
+                let matches = entryName.count == wanted.count
+                    && (wanted.isEmpty || memcmp(entryName.baseAddress!, wanted.baseAddress!, wanted.count) == 0)
                 guard let tag = Tag(rawValue: try reader.byte()) else {
                     throw KeychainError(.decode, "unknown value tag in record")
                 }
@@ -250,8 +251,30 @@ package enum RecordCodec {
 extension String {
     /// Decodes UTF-8, returning nil for invalid sequences instead of repairing them (the
     /// standard library's validation: no Foundation encoding machinery per string).
+    ///
+    /// ASCII text, which almost every attribute is, is valid UTF-8 by itself: it is recognised
+    /// eight bytes at a time and copied without the generic validator's per-scalar work.
     init?(validatingUTF8Bytes bytes: UnsafeRawBufferPointer) {
+        if Self.isASCII(bytes) {
+            self = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+            return
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
         self = text
+    }
+
+    /// Whether every byte is below 0x80.
+    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var high: UInt64 = 0
+        while index + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            high |= UInt64(bytes[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }

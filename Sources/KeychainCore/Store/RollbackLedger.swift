@@ -81,6 +81,15 @@ struct RollbackLedger: Sendable {
         }
     }
 
+    /// The ledger row ids of the node and the leaf above a primary-key token (as `Path.rowIDs`,
+    /// without making the prefixes); nil for a token too short to have a path (a damaged row).
+    static func rowIDs(above token: Data) -> (node: Int64, leaf: Int64)? {
+        guard token.count >= tokenLength else { return nil }
+        let first = Int64(token[token.startIndex])
+        let second = Int64(token[token.startIndex + 1])
+        return (firstNodeID + first, firstLeafID + first * 256 + second)
+    }
+
     /// The row id of the node for prefix 0x00.
     static let firstNodeID: Int64 = 1
     /// The row id of the leaf for prefix 0x0000.
@@ -135,23 +144,42 @@ struct RollbackLedger: Sendable {
     /// `digest` of a lent body. A node's digest is taken from the last one computed for that
     /// prefix when the body is the same.
     func digest(prefix: Data, body: UnsafeRawBufferPointer?) throws -> Data {
+        let start = prefix.startIndex
+        if prefix.count == 1 { return try nodeDigest(index: prefix[start], body: body) }
+        precondition(prefix.count == 2, "a ledger digest is of a node or a leaf")
+        return try withDigest(prefix[start], prefix[start + 1], count: 2, body: body) { Data($0) }
+    }
+
+    /// The digest of the node body at one-byte prefix `index`: the last one computed there when
+    /// the body is the same, else computed and remembered.
+    private func nodeDigest(index: UInt8, body: UnsafeRawBufferPointer?) throws -> Data {
         guard let body, !body.isEmpty else { return Data(count: Self.digestLength) }
-        guard prefix.count == 1 else { return try computeDigest(prefix: prefix, body: body) }
-        let index = prefix[prefix.startIndex]
         if let known = nodeDigests.digest(of: body, at: index) { return known }
-        let digest = try computeDigest(prefix: prefix, body: body)
+        let digest = try withDigest(index, 0, count: 1, body: body) { Data($0) }
         nodeDigests.remember(digest, of: Data(body), at: index)
         return digest
     }
 
-    private func computeDigest(prefix: Data, body: UnsafeRawBufferPointer) throws -> Data {
-        var message = [UInt8]()
-        message.reserveCapacity(Self.leafLabel.count + 1 + prefix.count + body.count)
-        message.append(contentsOf: prefix.count == 2 ? Self.leafLabel : Self.nodeLabel)
-        message.append(UInt8(prefix.count))
-        prefix.withUnsafeBytes { message.append(contentsOf: $0) }
-        message.append(contentsOf: body)
-        return try key.authenticationCode(for: message).prefix(Self.digestLength)
+    /// Runs `use` on the digest (lent, `digestLength` bytes) of `body` at the prefix made of the
+    /// first `count` (1: a node, 2: a leaf) of `first`, `second`: HMAC-SHA256 under the ledger
+    /// key of `level label ‖ count ‖ prefix ‖ body`, computed on the stack, with no copy of the
+    /// body; all zeros for no body.
+    private func withDigest<T>(
+        _ first: UInt8, _ second: UInt8, count: Int, body: UnsafeRawBufferPointer?, _ use: (UnsafeRawBufferPointer) throws -> T
+    ) throws -> T {
+        guard let body, !body.isEmpty else { return try use(Self.zeroSlot) }
+        let label = count == 2 ? Self.leafLabel : Self.nodeLabel
+        return try withUnsafeTemporaryAllocation(byteCount: label.count + 3 + 32, alignment: 8) { buffer in
+            label.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            buffer[label.count] = UInt8(count)
+            buffer[label.count + 1] = first
+            buffer[label.count + 2] = second
+            let head = UnsafeRawBufferPointer(rebasing: buffer[0..<(label.count + 1 + count)])
+            let out = UnsafeMutableRawBufferPointer(rebasing: buffer[(label.count + 3)...])
+            try key.authenticate(head, body, into: out)
+            defer { out.initializeMemory(as: UInt8.self, repeating: 0) }
+            return try use(UnsafeRawBufferPointer(rebasing: out[0..<Self.digestLength]))
+        }
     }
 
     private static let leafLabel = Array("ledger leaf v2\u{0}".utf8)
@@ -297,7 +325,7 @@ struct RollbackLedger: Sendable {
     func standing(
         of token: Data, root: LedgerRoot?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
     ) throws -> Standing {
-        guard let path = Path(token: token), let root, try linked(path, token, root, node, leaf) else { return .unvouched }
+        guard token.count >= Self.tokenLength, let root, try linked(token, root, node, leaf) else { return .unvouched }
         return Self.entry(for: token, in: leaf).map(Standing.entry) ?? .absent
     }
 
@@ -315,7 +343,7 @@ struct RollbackLedger: Sendable {
         for row: StoredRow, verifiedRoot: LedgerRoot?, node: UnsafeRawBufferPointer?, leaf: UnsafeRawBufferPointer?
     ) throws -> Bool {
         let token = row.primaryKeyToken
-        guard let path = Path(token: token), let root = verifiedRoot, try linked(path, token, root, node, leaf),
+        guard token.count >= Self.tokenLength, let root = verifiedRoot, try linked(token, root, node, leaf),
             let leaf, let entry = Self.entryBytes(for: token, in: leaf)
         else { return false }
         guard row.uuid.count == 16, entry[Self.tokenLength + 16] == row.itemClass.ledgerCode else { return false }
@@ -326,21 +354,21 @@ struct RollbackLedger: Sendable {
         }
     }
 
-    /// Whether the node and leaf above `token` hang from `root`: each one's digest is in its
-    /// parent's slot.
+    /// Whether the node and leaf above `token` (at least `tokenLength` bytes) hang from `root`:
+    /// each one's digest is in its parent's slot.
     private func linked(
-        _ path: Path, _ token: Data, _ root: LedgerRoot, _ node: UnsafeRawBufferPointer?, _ leaf: UnsafeRawBufferPointer?
+        _ token: Data, _ root: LedgerRoot, _ node: UnsafeRawBufferPointer?, _ leaf: UnsafeRawBufferPointer?
     ) throws -> Bool {
-        let nodeDigest = try digest(prefix: path.node, body: node)
-        let leafDigest = try digest(prefix: path.leaf, body: leaf)
-        return root.slots.withUnsafeBytesOrNil { rootSlots in
-            nodeDigest.withUnsafeBytes { nodeDigest in
-                leafDigest.withUnsafeBytes { leafDigest in
-                    OpenSSL.constantTimeEqual(Self.slot(in: rootSlots, token[token.startIndex]), nodeDigest)
-                        && OpenSSL.constantTimeEqual(Self.slot(in: node, token[token.startIndex + 1]), leafDigest)
-                }
-            }
+        let first = token[token.startIndex]
+        let second = token[token.startIndex + 1]
+        let nodeDigest = try nodeDigest(index: first, body: node)
+        let nodeLinked = root.slots.withUnsafeBytesOrNil { rootSlots in
+            nodeDigest.withUnsafeBytes { OpenSSL.constantTimeEqual(Self.slot(in: rootSlots, first), $0) }
         }
+        let leafLinked = try withDigest(first, second, count: 2, body: leaf) {
+            OpenSSL.constantTimeEqual(Self.slot(in: node, second), $0)
+        }
+        return nodeLinked && leafLinked
     }
 
     /// The bytes of the entry a leaf body lists for `token` (lent from `leaf`), if any.
