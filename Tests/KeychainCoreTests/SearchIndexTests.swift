@@ -300,7 +300,7 @@ struct SearchIndexTests {
         for count in [0, KeychainStore.maximumSearchTokens + 1] {
             let tokens = Array(repeating: Data(count: SearchIndexEncoding.tokenLength), count: count)
             let error = #expect(throws: KeychainError.self, "\(count) tokens") {
-                try temporary.keychain.reading { tx in try tx.searchRows(itemClass: .genericPassword, tokens: tokens) { _ in true } }
+                try temporary.keychain.reading { tx in try tx.searchRows(itemClass: .genericPassword, tokens: tokens) { _, _ in true } }
             }
             #expect(error?.code == .param)
         }
