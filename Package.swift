@@ -105,7 +105,7 @@ let package = Package(
         // The benchmark (`swift run -c release keychain-bench`) and its process floor.
         .executableTarget(
             name: "KeychainBench",
-            dependencies: ["Security", "KeychainCore", "CSQLite", "COpenSSL"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLite", "COpenSSL", "keychaind", "SecurityTool"],
             path: "Benchmarks/KeychainBench"
         ),
         .executableTarget(

@@ -22,6 +22,15 @@ struct Samples {
 
     mutating func setWall(_ wall: UInt64) { wallNanoseconds = wall }
 
+    /// Records one sample measured elsewhere.
+    mutating func add(_ value: UInt64) {
+        nanoseconds.append(value)
+        wallNanoseconds += value
+    }
+
+    /// The samples in the order measured.
+    var nanosecondsList: [UInt64] { nanoseconds }
+
     var count: Int { nanoseconds.count }
 
     /// The value at quantile `q` (0…1) in microseconds.

@@ -1,6 +1,6 @@
 // keychain-bench: every SecItem operation measured against a floor taken in the same run.
 //
-//   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE]
+//   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE] [--no-daemon]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -8,6 +8,10 @@ let arguments = Array(CommandLine.arguments.dropFirst())
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1]
 }
+
+// Every row but keychaind's measures keychains opened in this process (and in the worker
+// processes and `security` runs it starts, which inherit the mode).
+setenv("KEYCHAIN_MODE", "embedded", 1)
 
 if let mode = option("--worker") {
     Worker.run(mode: mode, items: Int(option("--items") ?? "") ?? 1000, count: Int(option("--count") ?? "") ?? 1000)
@@ -28,6 +32,17 @@ for size in sizes {
     }
     rows += benchmark.rows
     Report.printTable(benchmark.rows)
+}
+if !arguments.contains("--no-daemon") {
+    var daemon = DaemonBenchmark(items: 1_000, lookups: lookups)
+    do {
+        try daemon.run()
+    } catch {
+        log("keychaind's run failed: \(error)")
+        exit(1)
+    }
+    rows += daemon.rows
+    Report.printTable(daemon.rows)
 }
 if let path = option("--json") {
     Report.writeJSON(rows, to: path)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The owner's registry of programs with entitlements (`security entitlements add|list|remove`):
 /// part of the keychain, sealed and authenticated like its items (`KeychainStore+Programs.swift`).
@@ -19,6 +20,7 @@ extension Keychain {
         }
         let token = try store.programToken(program.executablePath)
         let body = try store.sealProgram(program, token: token)
+        defer { Self.bumpRegistryGeneration() }
         try writing { tx in try tx.store.setProgram(token: token, body: body, in: tx.connection) }
     }
 
@@ -37,6 +39,7 @@ extension Keychain {
     /// - Throws: `errSecItemNotFound` when it is not registered; `errSecDecode` when the
     ///   registry was altered (nothing is written then).
     public func removeProgram(executablePath: String) throws {
+        defer { Self.bumpRegistryGeneration() }
         let token = try store.programToken(executablePath)
         try writing(removing: true) { tx in
             guard try tx.store.verifiedPrograms(in: tx.connection).contains(where: { $0.token == token }) else {
@@ -49,6 +52,19 @@ extension Keychain {
     /// Removes every registration, whatever the registry holds: the way back to a registry that
     /// verifies once it was altered (the owner then registers the programs again).
     public func removeAllPrograms() throws {
+        defer { Self.bumpRegistryGeneration() }
         try writing(removing: true) { tx in try tx.store.removeAllPrograms(in: tx.connection) }
     }
+
+    /// A number that changes whenever this process changes a registry of programs or opens a
+    /// keychain (whose registry it has not seen): what was decided from registries before is
+    /// still right while it stays the same. The daemon, the only writer of the keychains it
+    /// holds, keeps its decisions about callers for as long.
+    package static var registryGeneration: UInt64 { registryCounter.load(ordering: .relaxed) }
+
+    /// Marks every decision taken from a registry as stale.
+    static func bumpRegistryGeneration() { registryCounter.add(1, ordering: .relaxed) }
 }
+
+/// The counter behind `Keychain.registryGeneration`.
+private let registryCounter = Atomic<UInt64>(0)

@@ -226,6 +226,7 @@ public final class Keychain: Sendable {
         if removed { store.scheduleCheckpoint() }
         try FileSystem.removeSecurely(KeychainLocation.legacyKeyFilePath(forDatabase: path))
         indexPendingRows()
+        Self.bumpRegistryGeneration()
     }
 
     // MARK: - SecItemAdd

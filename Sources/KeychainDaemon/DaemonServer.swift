@@ -66,6 +66,7 @@ final class DaemonServer: Sendable {
             try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(failure)))
             return
         }
+        let callers = CallerCache()
         var buffer = Data()
         defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
         while true {
@@ -84,7 +85,7 @@ final class DaemonServer: Sendable {
             var response: ServiceResponse
             do {
                 let request = try ServiceMessageCoding.request(fromPayload: payload)
-                response = handler.handle(request, for: caller)
+                response = handler.handle(request, for: caller, cache: callers)
             } catch {
                 response = .failure(KeychainError(.param, "the request could not be decoded"))
             }

@@ -15,9 +15,9 @@ struct RequestHandler: Sendable {
     /// The keychains held, and the files they were found in.
     let held = HeldKeychains()
 
-    func handle(_ request: ServiceRequest, for caller: PeerCredentials) -> ServiceResponse {
+    func handle(_ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache()) -> ServiceResponse {
         do {
-            return try perform(request, for: caller)
+            return try perform(request, for: caller, cache: cache)
         } catch let error as KeychainError {
             return .failure(error)
         } catch {
@@ -25,14 +25,19 @@ struct RequestHandler: Sendable {
         }
     }
 
-    private func perform(_ request: ServiceRequest, for peer: PeerCredentials) throws -> ServiceResponse {
+    private func perform(_ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache) throws -> ServiceResponse {
         let path = request.keychainPath
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the keychain path must be absolute") }
         // The registry of the keychain named decides a registered program's groups; a keychain
         // not open yet (being created or opened) has none to offer.
-        let caller = try policy.access(for: peer) {
-            guard Keychain.isOpen(path: path) else { return [] }
-            return try open(path).registeredPrograms()
+        // The process that connected must still be the one at this pid (a kept answer must not
+        // pass to a process that took its pid over).
+        try peer.requireStillRunning()
+        let caller = try cache.access(pid: peer.pid, path: path) {
+            try policy.access(for: peer) {
+                guard Keychain.isOpen(path: path) else { return [] }
+                return try open(path).registeredPrograms()
+            }
         }
         if case .sandboxed = caller.standing, path != defaultKeychainPath {
             throw KeychainError(.missingEntitlement, "a sandboxed program may use only the default keychain")

@@ -54,13 +54,12 @@ public enum ServiceLocation {
     /// - Throws: `.param` for a value other than `embedded`, `daemon` or `auto` (a typo must not
     ///   silently choose a mode).
     public static func requestedMode() throws -> Mode {
-        switch environment(modeVariable) {
-        case nil, "", "auto": return .automatic
-        case "embedded": return .embedded
-        case "daemon": return .daemon
-        default:
-            throw KeychainError(.param, "\(modeVariable) must be embedded, daemon or auto")
-        }
+        // Read on every SecItem call: compared in place, without making a String.
+        guard let value = getenv(modeVariable), value.pointee != 0 else { return .automatic }
+        if strcmp(value, "embedded") == 0 { return .embedded }
+        if strcmp(value, "daemon") == 0 { return .daemon }
+        if strcmp(value, "auto") == 0 { return .automatic }
+        throw KeychainError(.param, "\(modeVariable) must be embedded, daemon or auto")
     }
 
     /// A non-empty environment variable.

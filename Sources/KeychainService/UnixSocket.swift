@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 #if canImport(Glibc)
 import Glibc
@@ -49,17 +50,19 @@ public final class UnixSocket: @unchecked Sendable {
     /// Reads what is available (waiting for at least one byte) into `buffer`; returns false at
     /// the end of the stream.
     public func receive(into buffer: inout Data, maximum: Int = 65_536) throws -> Bool {
-        var chunk = [UInt8](repeating: 0, count: maximum)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, maximum, 0) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw SocketError(errno: errno, operation: "recv")
+        try withUnsafeTemporaryAllocation(byteCount: maximum, alignment: 16) { chunk in
+            while true {
+                let count = recv(descriptor, chunk.baseAddress, maximum, 0)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw SocketError(errno: errno, operation: "recv")
+                }
+                if count == 0 { return false }
+                buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                // What was received may be a secret: no copy stays behind in the scratch space.
+                SecureBytes.wipe(UnsafeMutableRawBufferPointer(rebasing: chunk[0..<count]))
+                return true
             }
-            if count == 0 { return false }
-            buffer.append(contentsOf: chunk[0..<count])
-            chunk.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-            return true
         }
     }
 
