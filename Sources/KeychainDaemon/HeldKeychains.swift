@@ -2,10 +2,6 @@ import Foundation
 import KeychainCore
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The keychains the daemon holds, and the files each was found in.
 ///
 /// A client that opens a keychain must meet the keychain its files hold now, as a process that
@@ -16,25 +12,6 @@ import Glibc
 /// change of the files it did not make itself is such a replacement: it records the files after
 /// each of its own changes to the keybag (unlock attempts, passcode changes, settings).
 final class HeldKeychains: Sendable {
-    /// A file's identity and version: a replaced or rewritten file differs in one of these.
-    struct FileVersion: Equatable, Sendable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int
-        var modifiedNanoseconds: Int
-
-        init?(path: String) {
-            var info = stat()
-            guard lstat(path, &info) == 0 else { return nil }
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            size = Int64(info.st_size)
-            modified = info.st_mtim.tv_sec
-            modifiedNanoseconds = info.st_mtim.tv_nsec
-        }
-    }
-
     /// The database's identity (its content changes at every write; its inode does not) and the
     /// keybag's version, as the daemon last left them.
     private struct Observation: Equatable, Sendable {
@@ -42,8 +19,8 @@ final class HeldKeychains: Sendable {
         var keybag: FileVersion?
 
         init(path: String) {
-            database = FileVersion(path: path).map { ($0.device, $0.inode) }
-            keybag = FileVersion(path: path + ".keybag")
+            database = FileVersion(path: path, followingLinks: false).map { ($0.device, $0.inode) }
+            keybag = FileVersion(path: path + ".keybag", followingLinks: false)
         }
 
         static func == (a: Observation, b: Observation) -> Bool {
