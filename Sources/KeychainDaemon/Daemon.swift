@@ -23,6 +23,7 @@ public enum Daemon {
         }
         guard options.foreground else { return DaemonStart.detach(options) }
         harden()
+        TerminationSignals.exitNormallyOnTermination()
         let socketPath = options.socket ?? ServiceLocation.userSocket
         let listener: UnixListener
         if let inherited = SystemdActivation.listeningDescriptor() {
