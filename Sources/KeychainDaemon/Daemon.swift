@@ -50,14 +50,17 @@ public enum Daemon {
         server.serve()
     }
 
-    /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), and key
-    /// buffers locked in RAM.
+    /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), key buffers
+    /// locked in RAM, and no end by SIGPIPE or SIGXFSZ.
     static func harden() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
         _ = clinux_set_not_dumpable()
         SecureBytes.locksMemory.store(true, ordering: .relaxed)
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (RLIMIT_FSIZE) makes a write fail with EFBIG, which the engine
+        // reports as a disk status, instead of ending the daemon of every client.
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// Creates the socket's private directory, takes the exclusive lock beside the socket and
