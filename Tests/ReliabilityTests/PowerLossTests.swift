@@ -15,6 +15,12 @@ import Testing
 /// power loss would undo; and the empty database file the keychain creates before SQLite opens
 /// it, whose directory entry becomes durable with the first journal or WAL sync.
 ///
+/// The simulated disk is a VFS registered inside the process that runs SQLite, so the writer
+/// always opens its keychain itself (`KEYCHAIN_MODE=embedded`), in daemon-mode runs too: a
+/// `keychaind` is that same engine in another process, and there is no way to put this disk
+/// under it. A process crash of the daemon mid-write is the crash test's daemon mode
+/// (`CrashSafetyTests`: the daemon killed with SIGKILL after each writer).
+///
 /// `KEYCHAIN_POWERLOSS_RUNS` sets the number of power losses (default 100);
 /// `KEYCHAIN_POWERLOSS_SEED` replays a run (the seed is printed; a seed loses power at the same
 /// events with the same operations).
@@ -59,7 +65,7 @@ struct PowerLossTests {
                 Executables.crashWriter,
                 ["power-loss", "--home", home, "--log", log, "--seed", "\(seed &* 100_000 &+ UInt64(run))",
                  "--loss-after", "\(lossAt)", "--unsynced", unsynced, "--checkpoint-every", "\(checkpointEvery)"],
-                in: directory.path)
+                environment: ["KEYCHAIN_MODE": "embedded"], in: directory.path)
             guard writer.wait(seconds: 120) else {
                 Issue.record("\(context): the writer did not lose power within 120 s")
                 return
