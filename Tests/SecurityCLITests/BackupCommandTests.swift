@@ -6,7 +6,7 @@ import Testing
 @Suite struct BackupCommandTests {
     let tool: SecurityBinary
     init() throws {
-        tool = try SecurityBinary(ownDaemon: true)
+        tool = try SecurityBinary()
         #expect(try tool.run("create-keychain", "-p", "1234", "k").status == 0)
         for code in ["ak", "ck", "dk", "aku", "cku", "dku", "akpu"] {
             #expect(try tool.run("add-generic-password", "-a", "me", "-s", code, "-e", code, "-w", "secret-\(code)", "k", input: "1234\n").status == 0)

@@ -5,7 +5,7 @@ import Testing
 @Suite struct LockAndPasswordTests {
     let tool: SecurityBinary
     init() throws {
-        tool = try SecurityBinary(ownDaemon: true)
+        tool = try SecurityBinary()
         #expect(try tool.run("create-keychain", "-p", "1234", "k").status == 0)
     }
 

@@ -29,18 +29,19 @@ final class SecurityBinary: Sendable {
     /// Where the default keychain of this instance lives.
     var defaultKeychainPath: String { home + "/swift-keychain/login.keychain-db" }
 
-    /// In daemon mode with a daemon of its own: the socket its runs reach `keychaind` on.
+    /// In daemon mode, the socket of this instance's own `keychaind`.
     let daemonSocket: String?
 
-    /// - Parameter ownDaemon: in daemon mode (`KEYCHAIN_MODE=daemon`), run through a `keychaind`
-    ///   of this instance's own (started by the first run, on a private socket), so that
-    ///   `startsLocked()` may restart it without touching the daemon other tests use.
-    init(ownDaemon: Bool = false) throws {
+    /// In daemon mode (`KEYCHAIN_MODE=daemon`) the runs go through a `keychaind` of this
+    /// instance's own (started by the first run, on a private socket, ended with the instance):
+    /// `startsLocked()` may restart it, and no other test's restart of the user's daemon (the
+    /// API tests' `SecDataProtectionTesting.restart()`) lands in the middle of a run.
+    init() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("security-cli-tests")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         home = base.appendingPathComponent(UUID().uuidString).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        daemonSocket = ownDaemon && Self.throughDaemon ? "/tmp/kcd-cli-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
+        daemonSocket = Self.throughDaemon ? "/tmp/kcd-cli-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
     }
 
     deinit {
@@ -60,10 +61,8 @@ final class SecurityBinary: Sendable {
     /// The next run starts with every keychain locked, as a new process does when it opens the
     /// keychain itself. In daemon mode the lock state is the daemon's: this instance's daemon is
     /// ended (a restart of the machine, as far as the keychain's keys go) and the next run starts
-    /// a new one. Needs `init(ownDaemon: true)` in daemon mode.
+    /// a new one.
     func startsLocked() {
-        guard Self.throughDaemon else { return }
-        precondition(daemonSocket != nil, "startsLocked() through the daemon needs SecurityBinary(ownDaemon: true)")
         stopOwnDaemon()
     }
 
