@@ -50,10 +50,14 @@ final class PrivateDaemon {
     func stop() { end(with: SIGTERM) }
 
     /// Kills the daemon with SIGKILL (a crash: no exit handler runs) and waits until it is gone.
-    func crash() { end(with: SIGKILL) }
+    ///
+    /// - Returns: whether a daemon was running and was killed.
+    @discardableResult
+    func crash() -> Bool { end(with: SIGKILL) }
 
-    private func end(with signal: Int32) {
-        guard Self.inUse else { return }
+    @discardableResult
+    private func end(with signal: Int32) -> Bool {
+        guard Self.inUse else { return false }
         var sent = false
         while running {
             // The pid is written just after the lock is taken: until then there is none to signal.
@@ -63,6 +67,7 @@ final class PrivateDaemon {
             }
             usleep(1_000)
         }
+        return sent
     }
 
     /// Whether a daemon holds the lock beside the socket (released only when its process ends).
