@@ -153,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityCLITests",
-            dependencies: ["SecurityCLI", "SecurityTool"],
+            dependencies: ["SecurityCLI", "SecurityTool", "KeychainService"],
             swiftSettings: strictFlags
         ),
         // Crash safety, concurrency, full disk, fuzz regressions and hygiene (docs/reliability.md).

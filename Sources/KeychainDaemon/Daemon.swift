@@ -23,6 +23,7 @@ public enum Daemon {
         }
         guard options.foreground else { return DaemonStart.detach(options) }
         harden()
+        TerminationSignals.exitNormallyOnTermination()
         let socketPath = options.socket ?? ServiceLocation.userSocket
         let listener: UnixListener
         if let inherited = SystemdActivation.listeningDescriptor() {
@@ -60,8 +61,8 @@ public enum Daemon {
         server.serve()
     }
 
-    /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), and key
-    /// buffers locked in RAM.
+    /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), key buffers
+    /// locked in RAM, and no end by SIGPIPE or SIGXFSZ.
     static func harden() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         _ = setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
@@ -69,6 +70,9 @@ public enum Daemon {
         SecureBytes.locksMemory.store(true, ordering: .relaxed)
         Keychain.holdKeychainsExclusively()
         signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (RLIMIT_FSIZE) makes a write fail with EFBIG, which the engine
+        // reports as a disk status, instead of ending the daemon of every client.
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// Creates the socket's private directory, takes the exclusive lock beside the socket and

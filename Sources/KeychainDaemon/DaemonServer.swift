@@ -70,7 +70,7 @@ final class DaemonServer: Sendable {
         var buffer = Data()
         defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
         while true {
-            let payload: Data
+            var payload: Data
             do {
                 guard let next = try ServiceMessageCoding.nextPayload(from: &buffer) else {
                     guard try client.receive(into: &buffer) else { return }
@@ -82,6 +82,8 @@ final class DaemonServer: Sendable {
                 try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(KeychainError(.param, "the request frame is not valid"))))
                 return
             }
+            // The request may carry a secret or a passcode: zeroed once carried out.
+            defer { payload.resetBytes(in: payload.startIndex..<payload.endIndex) }
             var response: ServiceResponse
             do {
                 let request = try ServiceMessageCoding.request(fromPayload: payload)

@@ -103,7 +103,10 @@ public final class ServiceClient: Sendable {
         var buffer = Data()
         defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
         while true {
-            if let payload = try ServiceMessageCoding.nextPayload(from: &buffer) {
+            if var payload = try ServiceMessageCoding.nextPayload(from: &buffer) {
+                // The payload may hold a secret: zeroed once decoded (the response holds copies
+                // that are zeroed when released).
+                defer { payload.resetBytes(in: payload.startIndex..<payload.endIndex) }
                 let response = try ServiceMessageCoding.response(fromPayload: payload)
                 checkIn(connection)
                 if case .failure(let error) = response { throw error }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// Reads a `keychaind` message that `WireWriter` wrote, from untrusted bytes.
 ///
@@ -82,9 +83,10 @@ public struct WireReader {
         return length
     }
 
-    /// A 32-bit length, then that many bytes, as a copy the caller owns.
+    /// A 32-bit length, then that many bytes, as a copy the caller owns, zeroed when the last
+    /// `Data` sharing it is released (the bytes may be a secret, as the engine's results are).
     public mutating func bytes() throws -> Data {
-        try take(try length()) { Data($0) }
+        try take(try length()) { Data.zeroingCopy(of: $0) }
     }
 
     /// A 32-bit length, then that many bytes of UTF-8 text.

@@ -7,7 +7,10 @@ import Security
 /// With `--headroom BYTES` the process limits the size of any file it writes (RLIMIT_FSIZE, with
 /// SIGXFSZ ignored so writes fail with EFBIG instead of killing it) to the largest keychain file
 /// plus that headroom: a full disk for an unprivileged process. Without it, the keychain is
-/// expected to sit on a small filesystem that really fills up (ENOSPC).
+/// expected to sit on a small filesystem that really fills up (ENOSPC). Through the daemon
+/// (`KEYCHAIN_MODE=daemon` with a test's own daemon on `KEYCHAIND_SOCKET`) the process that
+/// writes the files is `keychaind`: the limit is set on it instead (`prlimit`), and the daemon
+/// ignores SIGXFSZ itself.
 ///
 /// Log lines: `A <account> <tag>` (an acknowledged add), `U <account> <tag>` (an acknowledged
 /// update), `D <account>` (an acknowledged delete), `F <operation> <status>` (a refused write),
@@ -73,7 +76,26 @@ struct DiskFiller {
         }
     }
 
-    /// Caps every file this process writes at the largest keychain file plus `headroom` bytes.
+    /// `prlimit(pid, RLIMIT_FSIZE, bounds, nil)`: not in the Glibc module map, so looked up in libc.
+    private static func setLimit(of pid: pid_t, _ bounds: inout rlimit) -> Bool {
+        typealias SetLimit = @convention(c) (pid_t, Int32, UnsafePointer<rlimit>?, UnsafeMutablePointer<rlimit>?) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prlimit") else { return false }
+        return unsafeBitCast(symbol, to: SetLimit.self)(pid, Int32(RLIMIT_FSIZE.rawValue), &bounds, nil) == 0
+    }
+
+    /// The daemon this process's keychain calls go to, when they go through one: the pid in the
+    /// lock file beside the socket `KEYCHAIND_SOCKET` names (the test's own daemon).
+    private static func daemonProcess() throws -> pid_t? {
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["KEYCHAIN_MODE"] == "daemon" else { return nil }
+        guard let socket = environment["KEYCHAIND_SOCKET"],
+            let text = try? String(contentsOfFile: socket + ".lock", encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw HelperError("through the daemon, the filler needs a daemon of its own (KEYCHAIND_SOCKET)") }
+        return pid
+    }
+
+    /// Caps every file this process (or the daemon that writes for it) writes at the largest keychain file plus `headroom` bytes.
     private func limitFileSize(headroom: Int) throws {
         let database = StateDump.databasePath
         var largest = 0
@@ -81,11 +103,17 @@ struct DiskFiller {
             var info = stat()
             if stat(path, &info) == 0 { largest = max(largest, Int(info.st_size)) }
         }
-        signal(SIGXFSZ, SIG_IGN)
         let limit = rlim_t(largest + headroom)
         var bounds = rlimit(rlim_cur: limit, rlim_max: limit)
-        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &bounds) == 0 else {
-            throw HelperError("setrlimit failed (errno \(errno))")
+        if let daemon = try Self.daemonProcess() {
+            guard Self.setLimit(of: daemon, &bounds) else {
+                throw HelperError("prlimit on keychaind failed (errno \(errno))")
+            }
+        } else {
+            signal(SIGXFSZ, SIG_IGN)
+            guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &bounds) == 0 else {
+                throw HelperError("setrlimit failed (errno \(errno))")
+            }
         }
         log.append("limit \(limit)", durable: true)
     }

@@ -3,6 +3,10 @@ import Testing
 
 /// Concurrency (docs/reliability.md §2): 8 processes × 4 threads of mixed operations on one keychain.
 ///
+/// Through the daemon (`KEYCHAIN_MODE=daemon`, which never falls back to opening the keychain
+/// in-process) the 32 threads are clients of one `keychaind` of the test's own, which the first
+/// of them starts.
+///
 /// `KEYCHAIN_STRESS_SECONDS` sets the duration (default 10).
 @Suite("Concurrency")
 struct ConcurrencyTests {
@@ -18,12 +22,13 @@ struct ConcurrencyTests {
         let logs = directory.file("logs")
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: false)
 
+        let daemon = PrivateDaemon()
         let workers = try (0..<Self.processes).map { process in
             try ChildProcess(
                 Executables.crashWriter,
                 ["stress", "--home", home, "--log-dir", logs, "--process", "\(process)",
                  "--threads", "\(Self.threads)", "--seconds", "\(seconds)", "--seed", "\(seed)"],
-                in: directory.path)
+                environment: daemon.environment, in: directory.path)
         }
         for (process, worker) in workers.enumerated() {
             #expect(worker.wait(seconds: Double(seconds) + 120), "process \(process) did not finish")
@@ -38,10 +43,11 @@ struct ConcurrencyTests {
             }
         }
         #expect(replay.threadsFinished == Self.processes * Self.threads)
+        if PrivateDaemon.inUse { #expect(daemon.pid != nil, "no keychaind served the workers") }
         #expect(replay.unexpectedStatuses.isEmpty, "statuses that reached callers: \(replay.unexpectedStatuses.prefix(20))")
         #expect(replay.violations.isEmpty, "violations: \(replay.violations.prefix(20))")
 
-        let final = try Executables.runHelper(["verify", "--home", home], in: directory.path)
+        let final = try Executables.runHelper(["verify", "--home", home], environment: daemon.environment, in: directory.path)
         let state = try KeychainState(parsing: final.output)
         #expect(state.unsoundness == nil, "\(state.unsoundness ?? "")")
         let mismatches = replay.mismatches(with: state.items)

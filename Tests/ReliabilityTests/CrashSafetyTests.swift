@@ -3,6 +3,12 @@ import Testing
 
 /// Crash safety (docs/reliability.md §1): a writer process killed with SIGKILL at random points.
 ///
+/// Through the daemon (`KEYCHAIN_MODE=daemon`) the writer reaches the keychain through a
+/// `keychaind` of the test's own, and each kill of the writer is followed at once by a SIGKILL
+/// of the daemon, which is then carrying out the writer's last request or idle: the crash test
+/// of the daemon itself. The next writer starts a new daemon. A write the daemon acknowledged
+/// must survive its crash; the one in flight is applied whole or not at all.
+///
 /// `KEYCHAIN_CRASH_KILLS` sets the number of kills (default 200; the long mode runs 5000);
 /// `KEYCHAIN_CRASH_SEED` replays a run (the seed is printed).
 @Suite("Crash safety")
@@ -17,6 +23,8 @@ struct CrashSafetyTests {
         var timing = SplitMix(seed: seed)
         var earlyKills = 0
         let start = Date()
+        let daemon = PrivateDaemon()
+        var daemonKills = 0
 
         for cycle in 0..<kills {
             let statePath = directory.file("state-\(cycle)")
@@ -25,7 +33,7 @@ struct CrashSafetyTests {
                 Executables.crashWriter,
                 ["crash-writer", "--home", home, "--log", logPath, "--state", statePath,
                  "--seed", "\(seed &* 100_000 &+ UInt64(cycle))"],
-                in: directory.path)
+                environment: daemon.environment, in: directory.path)
             // One kill in ten lands anywhere from the start (while the keychain opens or is
             // created); the others during the writer's operations.
             if timing.below(10) == 0 {
@@ -39,6 +47,7 @@ struct CrashSafetyTests {
                 usleep(UInt32(timing.below(120_000)))
             }
             writer.kill()
+            if daemon.crash() { daemonKills += 1 }
             writer.wait()
             guard writer.terminatingSignal == SIGKILL else {
                 Issue.record("cycle \(cycle) (seed \(seed)): the writer ended on its own: \(writer.error)")
@@ -60,7 +69,7 @@ struct CrashSafetyTests {
         }
 
         // A last, unkilled look: the final state must match as well.
-        let final = try Executables.runHelper(["verify", "--home", home], in: directory.path)
+        let final = try Executables.runHelper(["verify", "--home", home], environment: daemon.environment, in: directory.path)
         try model.check(state: try KeychainState(parsing: final.output))
         print(
             """
@@ -68,8 +77,11 @@ struct CrashSafetyTests {
             \(Int(Date().timeIntervalSince(start))) s; \(model.acknowledgedWrites) acknowledged writes, \
             \(model.refusedWrites) refused writes and \(model.checkedReads) reads checked against the log; \
             \(model.checkedStates) states with \(model.checkedItems) items checked after kills; \
-            in-flight writes found applied \(model.inFlightApplied), not applied \(model.inFlightLost)
+            in-flight writes found applied \(model.inFlightApplied), not applied \(model.inFlightLost); \
+            \(daemonKills) SIGKILLs of keychaind
             """)
+        // Through the daemon, the kills that land after the writer started it kill it too.
+        if PrivateDaemon.inUse { #expect(daemonKills >= kills * 8 / 10) }
         #expect(model.checkedStates >= kills * 8 / 10)
         #expect(model.acknowledgedWrites > kills)
     }

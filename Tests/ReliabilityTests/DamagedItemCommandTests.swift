@@ -73,13 +73,20 @@ struct RemovedRowCommandTests {
         let directory = try TemporaryDirectory("lost-database-cli")
         let home = directory.file("home")
         let database = home + "/swift-keychain/login.keychain-db"
-        #expect(try Executables.runSecurity(["add-generic-password", "-a", "one", "-s", "svc", "-w", "secret"], home: home, in: directory.path).exitCode == 0)
+        // Through the daemon the files are copied while no daemon holds them (a restart), as they
+        // are between two processes that open the keychain themselves.
+        let daemon = PrivateDaemon()
+        func security(_ arguments: String...) throws -> ChildProcess {
+            try Executables.runSecurity(arguments, home: home, environment: daemon.environment, in: directory.path)
+        }
+        #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "secret").exitCode == 0)
+        daemon.stop()
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) }
         #expect(truncate(database, 0) == 0)
-        let find = try Executables.runSecurity(["find-generic-password", "-a", "one", "-s", "svc"], home: home, in: directory.path)
+        let find = try security("find-generic-password", "-a", "one", "-s", "svc")
         #expect(find.exitCode == 49, "\(find.error)")
         #expect(find.error.contains("the keychain is damaged: its keybag exists but its database holds nothing"), "\(find.error)")
-        let add = try Executables.runSecurity(["add-generic-password", "-a", "two", "-s", "svc", "-w", "x"], home: home, in: directory.path)
+        let add = try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "x")
         #expect(add.exitCode == 49)
         #expect((try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) == 0)
     }

@@ -84,10 +84,16 @@ struct FileCreationModeTests {
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: false)
         let export = try Self.existingExport(in: output)
         let trace = directory.file("trace")
-        let script = "umask 000; '\(Executables.crashWriter)' file-modes --home '\(home)' && " + Self.commands(home: home, output: output)
+        // Through the daemon the keychain's files are created by `keychaind`: a daemon of the
+        // test's own, which the first client starts under the trace (`-f` follows it, and it
+        // inherits umask 000); the script ends it (SIGTERM) so that the trace ends.
+        let daemon = PrivateDaemon()
+        let stopDaemon = PrivateDaemon.inUse ? " && kill $(cat '\(daemon.socketPath).lock')" : ""
+        let script = "umask 000; '\(Executables.crashWriter)' file-modes --home '\(home)' && "
+            + Self.commands(home: home, output: output) + stopDaemon
         let run = try ChildProcess(
             strace, ["-f", "-qq", "-y", "-s", "4096", "-e", "trace=open,openat,creat,mkdir,mkdirat,chmod,fchmod,fchmodat,unlink,unlinkat,rmdir,rename,renameat,renameat2,link,linkat", "-o", trace, "/bin/sh", "-c", script],
-            environment: ["XDG_DATA_HOME": home], in: directory.path)
+            environment: daemon.environment.merging(["XDG_DATA_HOME": home]) { $1 }, in: directory.path)
         run.wait()
         try #require(run.exitCode == 0, "\(run.error)")
 

@@ -28,11 +28,16 @@ struct FullDiskTests {
     }
 
     /// Fills the keychain at `home`, then checks the fill's log and a fresh process's view.
+    ///
+    /// Through the daemon the helpers reach a daemon of the test's own: the filler limits the
+    /// daemon's file size (the process that writes the files), and the daemon is restarted
+    /// without the limit before the last writer.
     private func fillAndCheck(home: String, headroom: Int?, in directory: TemporaryDirectory) throws {
+        let daemon = PrivateDaemon()
         let log = directory.file("fill.log")
         var arguments = ["fill", "--home", home, "--log", log, "--populate", "12"]
         if let headroom { arguments += ["--headroom", "\(headroom)"] }
-        let filler = try Executables.runHelper(arguments, in: directory.path)
+        let filler = try Executables.runHelper(arguments, environment: daemon.environment, in: directory.path)
         try #require(filler.exitCode == 0, "the filler failed: \(filler.error)")
 
         var expected: [String: String] = [:]
@@ -60,15 +65,16 @@ struct FullDiskTests {
         }
 
         // A fresh process (the disk still full) finds exactly the acknowledged items.
-        let verify = try Executables.runHelper(["verify", "--home", home], in: directory.path)
+        let verify = try Executables.runHelper(["verify", "--home", home], environment: daemon.environment, in: directory.path)
         let state = try KeychainState(parsing: verify.output)
         #expect(state.unsoundness == nil, "\(state.unsoundness ?? "")")
         #expect(state.items == expected)
         if headroom != nil {
             // Without the limit the keychain takes writes again.
+            daemon.stop()
             let writer = try Executables.runHelper(
                 ["crash-writer", "--home", home, "--log", directory.file("after.log"), "--state",
-                 directory.file("after.state"), "--seed", "1", "--ops", "10"], in: directory.path)
+                 directory.file("after.state"), "--seed", "1", "--ops", "10"], environment: daemon.environment, in: directory.path)
             #expect(writer.exitCode == 0, "\(writer.error)")
             let log = (try? String(contentsOfFile: directory.file("after.log"), encoding: .utf8)) ?? ""
             #expect(log.contains("\nA "), "no write succeeded once the disk had room: \(log)")

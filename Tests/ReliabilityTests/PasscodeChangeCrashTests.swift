@@ -6,7 +6,10 @@ import Testing
 /// Crash safety of passcode changes (docs/reliability.md §6): a process changing the passcode
 /// of a keychain of many items, again and again, is killed with SIGKILL at random points; each
 /// time the keychain must open with the last passcode it acknowledged or the one in flight, and
-/// every item must read back.
+/// every item must read back. Through the daemon (`KEYCHAIN_MODE=daemon`) the process changing
+/// the passcode is `keychaind` (a daemon of the test's own, which the writer starts): each kill
+/// of the writer is followed at once by a SIGKILL of the daemon, mid-change or idle, and the next
+/// writer starts a new one.
 ///
 /// `KEYCHAIN_REKEY_KILLS` sets the number of kills (default 25); `KEYCHAIN_REKEY_SEED` replays
 /// a run's timing (the seed is printed).
@@ -14,6 +17,11 @@ import Testing
 struct PasscodeChangeCrashTests {
     static let items = 700
     static let options = KeychainOptions(passcodeIterations: 1_000, backupWorkFactor: 10)
+    /// The longest a writer runs before it is killed, in microseconds. The daemon derives each
+    /// passcode at the calibrated cost (about 80 ms an attempt: the helper's fast derivation is an
+    /// in-process setting), so through it a change takes about ten times longer and the kills are
+    /// spread over a window ten times wider, to land in as many parts of a change.
+    static let killWindow = PrivateDaemon.inUse ? 3_000_000 : 300_000
 
     @Test("a process killed while changing the passcode leaves a keychain that opens with the old or the new passcode, every item intact")
     func killedPasscodeChange() throws {
@@ -27,6 +35,7 @@ struct PasscodeChangeCrashTests {
         var changesAcknowledged = 0
         var landedInFlight = 0
         var stagedFound = 0
+        let daemon = PrivateDaemon()
 
         for cycle in 0..<kills {
             let logPath = directory.file("rekey-\(cycle).log")
@@ -34,14 +43,15 @@ struct PasscodeChangeCrashTests {
                 Executables.crashWriter,
                 ["rekey", "--home", home, "--log", logPath, "--items", "\(Self.items)", "--from", "\(current)",
                  "--fill", cycle == 0 ? "1" : "0"],
-                in: directory.path)
+                environment: daemon.environment, in: directory.path)
             if cycle == 0 {
                 // The first run fills the keychain; kills start once it has.
                 let deadline = Date().addingTimeInterval(60)
                 while !log(logPath).contains("filled") && !writer.hasExited && Date() < deadline { usleep(2000) }
             }
-            usleep(UInt32(timing.below(300_000)))
+            usleep(UInt32(timing.below(Self.killWindow)))
             writer.kill()
+            daemon.crash()
             writer.wait()
             guard writer.terminatingSignal == SIGKILL else {
                 Issue.record("cycle \(cycle) (seed \(seed)): the writer ended on its own: \(writer.error)")

@@ -15,6 +15,13 @@ import Testing
 /// power loss would undo; and the empty database file the keychain creates before SQLite opens
 /// it, whose directory entry becomes durable with the first journal or WAL sync.
 ///
+/// The simulated disk is a VFS registered inside the process that runs SQLite, so the writer (and
+/// the look after each loss) always open the keychain themselves (`KEYCHAIN_MODE=embedded`), in
+/// daemon-mode runs too: a
+/// `keychaind` is that same engine in another process, and there is no way to put this disk
+/// under it. A process crash of the daemon mid-write is the crash test's daemon mode
+/// (`CrashSafetyTests`: the daemon killed with SIGKILL after each writer).
+///
 /// `KEYCHAIN_POWERLOSS_RUNS` sets the number of power losses (default 100);
 /// `KEYCHAIN_POWERLOSS_SEED` replays a run (the seed is printed; a seed loses power at the same
 /// events with the same operations).
@@ -23,6 +30,10 @@ struct PowerLossTests {
     /// Power losses per keychain; each keychain's first loss lands among its first 60 events,
     /// often while it is being created.
     static let lossesPerKeychain = 10
+
+    /// The writer and the look after its power loss open the keychain themselves (the simulated
+    /// disk exists only in-process; a daemon holding the keychain would keep the next writer out).
+    static let inProcess = ["KEYCHAIN_MODE": "embedded"]
 
     /// Where the keychains live: the real disk's own syncs add nothing here (what survives is the
     /// simulated disk's decision), only time, so a memory filesystem is used when there is one.
@@ -59,7 +70,7 @@ struct PowerLossTests {
                 Executables.crashWriter,
                 ["power-loss", "--home", home, "--log", log, "--seed", "\(seed &* 100_000 &+ UInt64(run))",
                  "--loss-after", "\(lossAt)", "--unsynced", unsynced, "--checkpoint-every", "\(checkpointEvery)"],
-                in: directory.path)
+                environment: Self.inProcess, in: directory.path)
             guard writer.wait(seconds: 120) else {
                 Issue.record("\(context): the writer did not lose power within 120 s")
                 return
@@ -71,7 +82,7 @@ struct PowerLossTests {
             figures.add(report)
             do {
                 try model.replay(log: try String(contentsOfFile: log, encoding: .utf8))
-                let verify = try Executables.runHelper(["verify", "--home", home], in: directory.path)
+                let verify = try Executables.runHelper(["verify", "--home", home], environment: Self.inProcess, in: directory.path)
                 try model.check(state: try KeychainState(parsing: verify.output))
             } catch {
                 Issue.record("\(context), \(writer.error.trimmingCharacters(in: .newlines)): \(error)")

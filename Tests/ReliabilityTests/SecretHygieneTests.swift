@@ -43,8 +43,13 @@ struct SecretHygieneTests {
         let pkcs12 = directory.file("identity.p12")
         let seed = try Data(contentsOf: FuzzRegressionTests.inputs.appendingPathComponent("importers/seed-pkcs12-modern"))
         try seed.dropFirst().write(to: URL(fileURLWithPath: pkcs12))
+        // Each run of the tool finds every keychain locked, as a new process opening the keychain
+        // itself does; through the daemon, whose lock state outlives a run, the test's own daemon
+        // is restarted before each run.
+        let daemon = PrivateDaemon()
         func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, text: String) {
-            let run = try Executables.runSecurity(arguments, home: home, input: input, in: directory.path)
+            daemon.stop()
+            let run = try Executables.runSecurity(arguments, home: home, environment: daemon.environment, input: input, in: directory.path)
             return (run.exitCode ?? -1, run.output + run.error)
         }
         // The keychains and files the cases use: a keychain with a password (so every run of the

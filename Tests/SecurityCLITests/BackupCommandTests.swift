@@ -16,6 +16,7 @@ import Testing
     var backup: String { tool.home + "/k.backup" }
 
     @Test func backupSaysWhatItLeftOut() throws {
+        tool.startsLocked()
         let run = try tool.run("backup-keychain", "-P", "backup-pass", "-o", backup, "k", input: "1234\n")
         #expect(run.status == 0)
         #expect(run.output == """
@@ -25,6 +26,7 @@ import Testing
             """)
         #expect(run.error == "password to unlock k: ")
         #expect(try tool.run("backup-keychain", "-P", "x", "k").status == 2)
+        tool.startsLocked()
         let locked = try tool.run("backup-keychain", "-P", "x", "-o", tool.home + "/other.backup", "k", input: "")
         #expect(locked.status == 36)
     }

@@ -43,6 +43,7 @@ import Testing
     @Test func eachClassIsReadableAsDataProtectionSays() throws {
         try addOnePerClass()
         // A new process starts before the first unlock: without a password only class D reads.
+        tool.startsLocked()
         for code in ["ak", "ck", "aku", "cku", "akpu"] {
             let run = try tool.run("find-generic-password", "-a", "me", "-s", code, "-w", "k", input: "")
             #expect(run.status == 36, "\(code)")
@@ -55,6 +56,7 @@ import Testing
         }
         // With the password on the prompt every class reads; a wrong one is errSecAuthFailed.
         #expect(try tool.run("find-generic-password", "-a", "me", "-s", "ak", "-w", "k", input: "1234\n").output == "secret-ak\n")
+        tool.startsLocked()
         #expect(try tool.run("find-generic-password", "-a", "me", "-s", "ak", "-w", "k", input: "4321\n").status == 51)
     }
 
@@ -82,8 +84,11 @@ import Testing
 
     @Test func aLockedKeychainAsksForItsPasswordOnATerminal() throws {
         try addOnePerClass()
+        tool.startsLocked()
         let terminal = try PseudoTerminal()
-        let running = try terminal.start(SecurityBinary.executableURL, ["find-generic-password", "-a", "me", "-s", "ak", "-w", "k"], home: tool.home)
+        let running = try terminal.start(
+            SecurityBinary.executableURL, ["find-generic-password", "-a", "me", "-s", "ak", "-w", "k"], home: tool.home,
+            environment: tool.environment)
         var transcript = try terminal.read(until: "password to unlock k: ")
         terminal.write("1234\n")
         #expect(running.wait() == 0)
@@ -115,6 +120,7 @@ import Testing
 
     @Test func noPasswordEverComesFromTheEnvironment() throws {
         try addOnePerClass()
+        tool.startsLocked()
         let running = try tool.start(
             ["find-generic-password", "-a", "me", "-s", "ak", "-w", "k"], input: "",
             environment: ["PASSWORD": "1234", "KEYCHAIN_PASSWORD": "1234", "SECURITY_PASSWORD": "1234"])

@@ -45,7 +45,9 @@ import Testing
 
     @Test func terminalPromptDoesNotEchoThePassword() throws {
         let terminal = try PseudoTerminal()
-        let running = try terminal.start(SecurityBinary.executableURL, ["add-generic-password", "-a", "tty", "-s", "svc", "-w"], home: tool.home)
+        let running = try terminal.start(
+            SecurityBinary.executableURL, ["add-generic-password", "-a", "tty", "-s", "svc", "-w"], home: tool.home,
+            environment: tool.environment)
         var transcript = try terminal.read(until: "password data for new item: ")
         terminal.write("quiet please\n")
         transcript += try terminal.read(until: "retype password for new item: ")

@@ -21,18 +21,20 @@ enum Executables {
         fatalError("\(name) was not built next to the tests (looked in \(candidates))")
     }
 
-    /// Runs the helper to completion.
-    static func runHelper(_ arguments: [String], in directory: String) throws -> ChildProcess {
-        let child = try ChildProcess(crashWriter, arguments, in: directory)
+    /// Runs the helper to completion, in the test's environment plus `environment`.
+    static func runHelper(_ arguments: [String], environment: [String: String] = [:], in directory: String) throws -> ChildProcess {
+        let child = try ChildProcess(crashWriter, arguments, environment: environment, in: directory)
         child.wait()
         return child
     }
 
-    /// Runs `security` to completion with its keychains under `home` (`XDG_DATA_HOME`).
+    /// Runs `security` to completion with its keychains under `home` (`XDG_DATA_HOME`), plus
+    /// `environment`.
     static func runSecurity(
-        _ arguments: [String], home: String, input: String? = nil, in directory: String
+        _ arguments: [String], home: String, environment: [String: String] = [:], input: String? = nil, in directory: String
     ) throws -> ChildProcess {
-        let child = try ChildProcess(security, arguments, environment: ["XDG_DATA_HOME": home], input: input, in: directory)
+        let child = try ChildProcess(
+            security, arguments, environment: environment.merging(["XDG_DATA_HOME": home]) { $1 }, input: input, in: directory)
         child.wait()
         return child
     }

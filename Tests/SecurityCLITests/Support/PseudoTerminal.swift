@@ -52,13 +52,15 @@ final class PseudoTerminal {
         }
     }
 
-    /// Starts `executable` with the terminal as its standard input, output and error.
-    func start(_ executable: URL, _ arguments: [String], home: String) throws -> Child {
+    /// Starts `executable` with the terminal as its standard input, output and error, in the
+    /// test's environment plus `extra`.
+    func start(_ executable: URL, _ arguments: [String], home: String, environment extra: [String: String] = [:]) throws -> Child {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home
+        environment.merge(extra) { $1 }
         process.environment = environment
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardInput = handle

@@ -1,5 +1,7 @@
 import Foundation
 
+import KeychainService
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,15 +29,61 @@ final class SecurityBinary: Sendable {
     /// Where the default keychain of this instance lives.
     var defaultKeychainPath: String { home + "/swift-keychain/login.keychain-db" }
 
+    /// In daemon mode, the socket of this instance's own `keychaind`.
+    let daemonSocket: String?
+
+    /// In daemon mode (`KEYCHAIN_MODE=daemon`) the runs go through a `keychaind` of this
+    /// instance's own (started by the first run, on a private socket, ended with the instance):
+    /// `startsLocked()` may restart it, and no other test's restart of the user's daemon (the
+    /// API tests' `SecDataProtectionTesting.restart()`) lands in the middle of a run.
     init() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("security-cli-tests")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         home = base.appendingPathComponent(UUID().uuidString).path
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        daemonSocket = Self.throughDaemon ? "/tmp/kcd-cli-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
     }
 
     deinit {
+        stopOwnDaemon()
+        if let daemonSocket { try? FileManager.default.removeItem(atPath: (daemonSocket as NSString).deletingLastPathComponent) }
         try? FileManager.default.removeItem(atPath: home)
+    }
+
+    /// Whether the runs reach their keychains through `keychaind` (`KEYCHAIN_MODE=daemon`).
+    static var throughDaemon: Bool { (try? ServiceLocation.requestedMode()) == .daemon }
+
+    /// What each run gets in its environment besides `XDG_DATA_HOME`.
+    var environment: [String: String] {
+        daemonSocket.map { [ServiceLocation.socketVariable: $0] } ?? [:]
+    }
+
+    /// The next run starts with every keychain locked, as a new process does when it opens the
+    /// keychain itself. In daemon mode the lock state is the daemon's: this instance's daemon is
+    /// ended (a restart of the machine, as far as the keychain's keys go) and the next run starts
+    /// a new one.
+    func startsLocked() {
+        stopOwnDaemon()
+    }
+
+    /// Ends this instance's daemon, if it runs, and waits until it is gone (its lock released).
+    private func stopOwnDaemon() {
+        guard let daemonSocket else { return }
+        var sent = false
+        while true {
+            let descriptor = open(daemonSocket + ".lock", O_RDWR | O_CLOEXEC)
+            guard descriptor >= 0 else { return }
+            let held = flock(descriptor, LOCK_EX | LOCK_NB) != 0
+            close(descriptor)
+            guard held else { return }
+            if !sent, let text = try? String(contentsOfFile: daemonSocket + ".lock", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGTERM)
+                sent = true
+            }
+            usleep(1_000)
+        }
     }
 
     /// The built executable: next to the test bundle (the directory of `CommandLine.arguments[0]`
@@ -56,7 +104,7 @@ final class SecurityBinary: Sendable {
 
     /// Starts the tool; `finish` waits for it.
     func start(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> RunningTool {
-        try RunningTool(arguments, input: input.map { Array($0.utf8) } ?? [], home: home, extra: extra)
+        try RunningTool(arguments, input: input.map { Array($0.utf8) } ?? [], home: home, extra: environment.merging(extra) { $1 })
     }
 
     /// Runs the tool to completion.
@@ -139,6 +187,7 @@ extension SecurityBinary {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home
         environment["KEYCHAIN_ENTITLEMENTS"] = nil
+        environment.merge(self.environment) { $1 }
         let executable = SecurityBinary.executableURL.path
         let argv: [UnsafeMutablePointer<CChar>?] = ([Array(executable.utf8)] + rawArguments).map { bytes in
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
