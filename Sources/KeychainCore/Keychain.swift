@@ -20,6 +20,8 @@ public final class Keychain: Sendable {
     /// sealed for; when that changes (a passcode set, changed or removed, perhaps by another
     /// process), the next transaction adopts the new keybag (`requireCurrentKeys`).
     let boundKeybag: Mutex<Data>
+    /// Says that this process, not the daemon (or the daemon, alone), holds the keychain.
+    let holder: HolderLock
     /// The plans this process's searches took (`queryPlanStatistics`).
     let planStatistics = Mutex(QueryPlanStatistics())
 
@@ -165,7 +167,7 @@ public final class Keychain: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
         try KeychainLocation.requirePrivate(database: path)
-        try HolderLock.acquire(database: path)
+        holder = try HolderLock.acquire(database: path)
         deviceKey = try (options.deviceKeySource ?? FileDeviceKey(directory: directory)).deviceKey()
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
 

@@ -55,6 +55,8 @@ struct FilePermissionTests {
         #expect(try keychain.probe() == "find: 0 \(PermissionFixture.secret)\nadd: 0\nupdate: 0\ndelete: 0\n")
         let found = try keychain.security(["find-generic-password", "-a", "me", "-s", "svc", "-w"])
         #expect(found.exitCode == 0 && found.output == PermissionFixture.secret + "\n", "\(found.error)")
+        // In daemon mode the daemon now holds the keychain: it ends, as a client process does.
+        keychain.daemon.stop()
         #expect(try Keychain.open(path: keychain.database, create: false).path == keychain.database)
         Keychain.forgetOpenInstance(path: keychain.database)
     }
@@ -221,6 +223,9 @@ struct PermissionFixture {
 
     let base: TemporaryDirectory
     let home: String
+    /// In daemon mode, the daemon the fixture's processes use (stopped once the keychain is made,
+    /// as the process that made it ends in embedded mode).
+    let daemon = PrivateDaemon()
     var keychainDirectory: String { home + "/swift-keychain" }
     var database: String { keychainDirectory + "/login.keychain-db" }
 
@@ -232,6 +237,7 @@ struct PermissionFixture {
         let preferences = try security(["default-keychain", "-s"])
         try #require(preferences.exitCode == 0, "\(preferences.error)")
         try #require(FileSystem.exists(path(of: .preferences)))
+        daemon.stop()
     }
 
     func path(of part: KeychainPart) -> String {
@@ -271,12 +277,12 @@ struct PermissionFixture {
 
     /// The `security` command run with this keychain as the default.
     func security(_ arguments: [String]) throws -> ChildProcess {
-        try Executables.runSecurity(arguments, home: home, in: base.path)
+        try Executables.runSecurity(arguments, home: home, environment: daemon.environment, in: base.path)
     }
 
     /// The SecItem probe's output (`permission-probe`).
     func probe() throws -> String {
-        let run = try Executables.runHelper(["permission-probe", "--home", home], in: base.path)
+        let run = try Executables.runHelper(["permission-probe", "--home", home], environment: daemon.environment, in: base.path)
         #expect(run.error.isEmpty, "\(run.error)")
         return run.output
     }

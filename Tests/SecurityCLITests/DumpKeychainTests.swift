@@ -32,19 +32,21 @@ import Testing
 
     @Test func dumpShowsOtherItemClasses() throws {
         _ = try tool.run("add-generic-password", "-a", "me", "-s", "svc", "-w", "pw")
-        let keychain = try Keychain.open(path: tool.defaultKeychainPath, create: false)
-        let context = AccessContext(accessGroups: ["test"])
-        var certificate = ItemRequest(itemClass: .certificate)
-        certificate.attributes = [
-            "ctyp": .integer(1), "cenc": .integer(3), "labl": .string("My Cert"),
-            "issr": .data(Data([0x30, 0x00])), "slnr": .data(Data([0x01])), "subj": .data(Data([0x30, 0x00])),
-        ]
-        certificate.secret = Data([0x30, 0x03, 0x02, 0x01, 0x01])
-        _ = try keychain.add(certificate, context: context)
-        var key = ItemRequest(itemClass: .key)
-        key.attributes = ["kcls": .integer(1), "type": .integer(42), "bsiz": .integer(2048), "labl": .string("My Key")]
-        key.secret = Data([0xAA])
-        _ = try keychain.add(key, context: context)
+        try tool.withKeychainInProcess(tool.defaultKeychainPath) {
+            let keychain = try Keychain.open(path: tool.defaultKeychainPath, create: false)
+            let context = AccessContext(accessGroups: ["test"])
+            var certificate = ItemRequest(itemClass: .certificate)
+            certificate.attributes = [
+                "ctyp": .integer(1), "cenc": .integer(3), "labl": .string("My Cert"),
+                "issr": .data(Data([0x30, 0x00])), "slnr": .data(Data([0x01])), "subj": .data(Data([0x30, 0x00])),
+            ]
+            certificate.secret = Data([0x30, 0x03, 0x02, 0x01, 0x01])
+            _ = try keychain.add(certificate, context: context)
+            var key = ItemRequest(itemClass: .key)
+            key.attributes = ["kcls": .integer(1), "type": .integer(42), "bsiz": .integer(2048), "labl": .string("My Key")]
+            key.secret = Data([0xAA])
+            _ = try keychain.add(key, context: context)
+        }
 
         let run = try tool.run("dump-keychain")
         #expect(run.status == 0)

@@ -12,15 +12,21 @@ import Glibc
 /// process would not see the daemon's lock state, and its writes would escape the daemon's
 /// checks. The rule is a lock on a file beside the database (`<name>.keychain-db.holder`): the
 /// daemon takes it exclusively and writes its pid there; a process that opens the keychain itself
-/// takes it shared. The lock lasts as long as the process, whatever happens to its instances.
+/// takes it shared. The lock lasts as long as an instance of the keychain does in the process (a
+/// test that forgets its instance lets the daemon take the keychain again).
 final class HolderLock: Sendable {
     private let descriptor: Int32
 
     /// Whether this process takes keychains exclusively (`keychaind` turns it on at start).
     package static let exclusive = Atomic<Bool>(false)
 
-    /// The locks this process holds, by database path.
-    private static let held = Mutex<[String: HolderLock]>([:])
+    /// The locks this process holds, by database path: one per path, shared by its instances.
+    private static let held = Mutex<[String: WeakHolder]>([:])
+
+    /// A lock the map does not keep alive.
+    private struct WeakHolder: @unchecked Sendable {
+        weak var lock: HolderLock?
+    }
 
     private init(descriptor: Int32) { self.descriptor = descriptor }
 
@@ -29,14 +35,15 @@ final class HolderLock: Sendable {
     /// The path of the holder file of the database at `path`.
     static func path(forDatabase path: String) -> String { path + ".holder" }
 
-    /// Takes (once per process) the lock of the keychain whose database is at `path`.
+    /// The lock of the keychain whose database is at `path`, taken if no instance of this process
+    /// holds it already.
     ///
     /// - Throws: `errSecNotAvailable` when the keychain is held the other way: by the daemon for
     ///   a process opening it itself (the message names the daemon's pid), or by such a process
     ///   for the daemon; `errSecWrPerm` when the holder file is not private.
-    static func acquire(database path: String) throws {
+    static func acquire(database path: String) throws -> HolderLock {
         try held.withLock { held in
-            if held[path] != nil { return }
+            if let lock = held[path]?.lock { return lock }
             let lockPath = Self.path(forDatabase: path)
             try FileSystem.createPrivateFileIfMissing(lockPath, role: .holder)
             let descriptor = open(lockPath, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
@@ -60,7 +67,8 @@ final class HolderLock: Sendable {
                 _ = ftruncate(descriptor, 0)
                 _ = text.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
             }
-            held[path] = lock
+            held[path] = WeakHolder(lock: lock)
+            return lock
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Testing) import KeychainCore
 
 import KeychainService
 
@@ -64,6 +65,15 @@ final class SecurityBinary: Sendable {
     /// a new one.
     func startsLocked() {
         stopOwnDaemon()
+    }
+
+    /// Runs `body`, which opens the keychain at `path` in this test process (as a second program
+    /// would), with no daemon holding it: in daemon mode this instance's daemon is ended first, and
+    /// the test's instance is dropped after, so the next run's daemon can hold the keychain again.
+    func withKeychainInProcess<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
+        stopOwnDaemon()
+        defer { Keychain.forgetOpenInstance(path: path) }
+        return try body()
     }
 
     /// Ends this instance's daemon, if it runs, and waits until it is gone (its lock released).
