@@ -49,11 +49,13 @@ struct DaemonTests {
         let app = try fixture.copyOfTestClient(named: "mail-app")
         #expect(try fixture.security("entitlements", "add", app, try fixture.entitlements(["TEAM.mail"], named: "e")).status == 0)
         #expect(try fixture.app(app, "add", "mail", "me", "s3cret", "TEAM.mail") == "0")
-        // An update of the program: same path, other content.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: app))
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data([0]))
-        try handle.close()
+        // An update of the program: same path, other content, put in place as a package manager
+        // does (a new file renamed over the old; writing into a file just run can meet ETXTBSY).
+        var updated = try Data(contentsOf: URL(fileURLWithPath: app))
+        updated.append(0)
+        try updated.write(to: URL(fileURLWithPath: app + ".new"))
+        #expect(chmod(app + ".new", 0o755) == 0)
+        #expect(rename(app + ".new", app) == 0)
         #expect(try fixture.app(app, "find", "mail", "me", "TEAM.mail") == Self.missingEntitlement)
         #expect(try fixture.app(app, "find", "mail", "me") == "-25300")
         // Registered again, it has its group back.
