@@ -1,6 +1,10 @@
 internal import COpenSSL
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// SHA-256 over a message fed in pieces (a file read in chunks), so that no more than one chunk
 /// of it is in memory; the context is freed on release.
 package final class SHA256Stream {
@@ -33,5 +37,30 @@ package final class SHA256Stream {
         }
         guard ok, length == 32 else { throw OpenSSL.failure("EVP_DigestFinal_ex") }
         return output
+    }
+
+    /// A read of the file being digested failed (`errno` in `number`).
+    package struct ReadFailure: Error {
+        /// The `errno` value.
+        package let number: Int32
+    }
+
+    /// SHA-256 of everything `descriptor` reads from where it stands, one 64 KiB chunk in memory
+    /// at a time (an executable of any size is digested in constant memory).
+    ///
+    /// - Throws: `ReadFailure` when a read fails; OpenSSL's failure.
+    package static func digest(reading descriptor: Int32) throws -> Data {
+        let stream = try SHA256Stream()
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+        defer { chunk.deallocate() }
+        while true {
+            let count = read(descriptor, chunk.baseAddress, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReadFailure(number: errno)
+            }
+            if count == 0 { return try stream.finish() }
+            try stream.update(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+        }
     }
 }

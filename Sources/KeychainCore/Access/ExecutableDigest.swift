@@ -1,37 +1,31 @@
 import Foundation
-import Synchronization
+import KeychainCrypto
 
-/// SHA-256 of executables, computed once per file version (device, inode, size, change time):
-/// how a registered program is recognised.
-public final class ExecutableDigest: Sendable {
-    /// The process's cache.
-    public static let shared = ExecutableDigest()
+#if canImport(Glibc)
+import Glibc
+#endif
 
-    private struct Version: Hashable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var changed: Int
-        var changedNanoseconds: Int
-    }
-
-    private let cache = Mutex<[Version: Data]>([:])
-
+/// SHA-256 of an executable's content, by which a registered program is recognised: read
+/// through one descriptor, in constant memory (`SHA256Stream.digest(reading:)`, the reading
+/// `keychaind` also digests its callers' executables with).
+public enum ExecutableDigest {
     /// The digest of the file at `path` (followed if a link).
-    public func digest(ofFileAt path: String) throws -> Data {
+    ///
+    /// - Throws: `.param` when it is not a readable regular file.
+    public static func of(fileAt path: String) throws -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw KeychainError(.param, "the program cannot be read") }
+        defer { close(descriptor) }
         var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw KeychainError(.param, "the program is not a regular file")
         }
-        let version = Version(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            changed: info.st_ctim.tv_sec, changedNanoseconds: info.st_ctim.tv_nsec)
-        if let known = cache.withLock({ $0[version] }) { return known }
-        guard let contents = FileManager.default.contents(atPath: path) else {
+        do {
+            return try SHA256Stream.digest(reading: descriptor)
+        } catch is SHA256Stream.ReadFailure {
             throw KeychainError(.param, "the program cannot be read")
+        } catch {
+            throw KeychainError(.internal, "the program's digest could not be computed")
         }
-        let digest = try CertificateDigest.sha256(contents)
-        cache.withLock { $0[version] = digest }
-        return digest
     }
 }

@@ -26,7 +26,7 @@ public struct RegisteredProgram: Equatable, Sendable {
     ///   entitlements that do not parse.
     public init(
         executablePath path: String, entitlementsFile: Data,
-        digest: (String) throws -> Data = { try ExecutableDigest.shared.digest(ofFileAt: $0) }
+        digest: (String) throws -> Data = { try ExecutableDigest.of(fileAt: $0) }
     ) throws {
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the program must be named by an absolute path") }
         let entitlements: Entitlements

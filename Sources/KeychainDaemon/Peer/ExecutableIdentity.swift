@@ -58,15 +58,12 @@ public struct ExecutableIdentity: Sendable, Equatable {
         try of(opening: "/proc/self/exe", name: { try ProcessCalls.readLink("/proc/self/exe") }, digests: digests)
     }
 
-    /// SHA-256 of everything `descriptor` reads from its start, one chunk in memory at a time.
+    /// SHA-256 of everything `descriptor` reads from its start.
     private static func contentDigest(of descriptor: Int32) throws -> Data {
-        let stream = try SHA256Stream()
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
-        defer { chunk.deallocate() }
-        while true {
-            let count = try ProcessCalls.read(descriptor, into: chunk)
-            if count == 0 { return try stream.finish() }
-            try stream.update(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+        do {
+            return try SHA256Stream.digest(reading: descriptor)
+        } catch let failure as SHA256Stream.ReadFailure {
+            throw ProcessCallError(message: "a file of the caller's process cannot be read", number: failure.number)
         }
     }
 }
