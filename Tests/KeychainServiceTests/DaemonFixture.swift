@@ -76,26 +76,28 @@ final class DaemonFixture {
 
     /// Runs `executable` with `arguments` in the fixture's environment.
     func run(_ executable: String, _ arguments: [String], input: String = "") throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
-        let output = root + "/out-\(UUID().uuidString)", error = root + "/err-\(UUID().uuidString)"
+        let output = root + "/out-\(UUID().uuidString)", errors = root + "/err-\(UUID().uuidString)"
         FileManager.default.createFile(atPath: output, contents: nil)
-        FileManager.default.createFile(atPath: error, contents: nil)
+        FileManager.default.createFile(atPath: errors, contents: nil)
         let inputPipe = Pipe()
-        process.standardInput = inputPipe
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: error))
-        try process.run()
+        let process = try ExecutableFile.launch {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.environment = environment
+            process.currentDirectoryURL = URL(fileURLWithPath: root)
+            process.standardInput = inputPipe
+            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+            return process
+        }
         inputPipe.fileHandleForWriting.write(Data(input.utf8))
         try inputPipe.fileHandleForWriting.close()
         process.waitUntilExit()
         return Run(
             status: process.terminationStatus,
             output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
-            error: (try? String(contentsOfFile: error, encoding: .utf8)) ?? "")
+            error: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 
     /// Runs the `security` command.
@@ -111,7 +113,7 @@ final class DaemonFixture {
     /// A copy of the test client at `name` in the fixture's directory: a program of its own.
     func copyOfTestClient(named name: String) throws -> String {
         let path = root + "/" + name
-        try FileManager.default.copyItem(atPath: Self.testClient, toPath: path)
+        try ExecutableFile.copy(Self.testClient, to: path)
         return path
     }
 

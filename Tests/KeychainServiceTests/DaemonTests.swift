@@ -53,8 +53,7 @@ struct DaemonTests {
         // does (a new file renamed over the old; writing into a file just run can meet ETXTBSY).
         var updated = try Data(contentsOf: URL(fileURLWithPath: app))
         updated.append(0)
-        try updated.write(to: URL(fileURLWithPath: app + ".new"))
-        #expect(chmod(app + ".new", 0o755) == 0)
+        try ExecutableFile.write(updated, to: app + ".new")
         #expect(rename(app + ".new", app) == 0)
         #expect(try fixture.app(app, "find", "mail", "me", "TEAM.mail") == Self.missingEntitlement)
         #expect(try fixture.app(app, "find", "mail", "me") == "-25300")
@@ -70,7 +69,7 @@ struct DaemonTests {
         // Same content, another file: not the administration tool, so errSecMissingEntitlement
         // (exit status 30) and nothing registered.
         let toolCopy = fixture.root + "/security"
-        try FileManager.default.copyItem(atPath: DaemonFixture.securityTool, toPath: toolCopy)
+        try ExecutableFile.copy(DaemonFixture.securityTool, to: toolCopy)
         let refused = try fixture.run(toolCopy, ["entitlements", "add", DaemonFixture.testClient, grant])
         #expect(refused.status == 30, "\(refused.error)")
         #expect(try fixture.security("entitlements", "list").output.isEmpty)

@@ -19,17 +19,18 @@ final class PeerTestDirectory {
     /// change, register or run.
     func copyExecutable(_ source: String = "/bin/sleep", named name: String) throws -> String {
         let target = path + "/" + name
-        try FileManager.default.copyItem(atPath: source, toPath: target)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: target)
+        try ExecutableFile.copy(source, to: target)
         return target
     }
 
     /// Appends `bytes` to the file at `path` (an ELF executable still runs).
     static func append(_ bytes: String, to path: String) throws {
-        let handle = try #require(FileHandle(forWritingAtPath: path))
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data(bytes.utf8))
+        // A close-on-exec descriptor: no other test's child keeps the program busy after this.
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        let data = Array(bytes.utf8)
+        try #require(Glibc.write(descriptor, data, data.count) == data.count)
     }
 }
 
@@ -78,13 +79,19 @@ final class PeerChild {
     /// The daemon's end of the child's connection.
     let connection: Int32
 
-    /// Perl (in every Debian base system) connects, clears close-on-exec and execs.
+    /// Perl (in every Debian base system) connects, clears close-on-exec and execs (again while
+    /// the program is briefly busy: see `ExecutableFile`).
     private static let connectThenExec = """
-        use Socket; use Fcntl;
+        use Socket; use Fcntl; use Errno;
         socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
         connect($s, pack_sockaddr_un($ARGV[0])) or die "connect: $!";
         fcntl($s, F_SETFD, 0) or die "fcntl: $!";
-        exec { $ARGV[1] } @ARGV[1..$#ARGV] or die "exec: $!";
+        for my $try (1..500) {
+            exec { $ARGV[1] } @ARGV[1..$#ARGV];
+            last unless $!{ETXTBSY};
+            select(undef, undef, undef, 0.02);
+        }
+        die "exec: $!";
         """
 
     /// Starts `executable` with `arguments` as a peer of `socket`, as `user` (uid, gid) when given.
