@@ -77,11 +77,11 @@ final class DaemonServer: Sendable {
             do {
                 guard let next = try ServiceMessageCoding.nextPayload(from: &buffer) else {
                     guard let sender = try client.receiveWithSender(into: &buffer) else { return }
-                    guard sender.pid == caller.pid && sender.uid == caller.uid && (try? caller.requireStillRunning()) != nil else {
+                    guard sender.pid == caller.pid && sender.uid == caller.uid else {
                         // Another process writes on the caller's connection (a child it forked, a
-                        // process it passed the socket to, or one given the caller's pid after it
-                        // exited): it would speak with the caller's access, so nothing it sent is
-                        // carried out.
+                        // process it passed the socket to): it would speak with the caller's
+                        // access, so nothing it sent is carried out. (One given the caller's pid
+                        // after the caller exited is refused by every request's liveness check.)
                         try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(Self.foreignSender)))
                         return
                     }
