@@ -86,12 +86,18 @@ struct PinentryPrompterTests {
         let double = PinentryDouble(directory: directory.path)
         let cancellation = PromptCancellation()
         let environment = double.environment(.hang, timeout: 30)
-        let task = Task.detached { [request] in PinentryPrompter.ask(request, environment: environment, cancellation: cancellation) }
+        let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: PinentryOutcome?
+        DispatchQueue.global().async { [request] in
+            outcome = PinentryPrompter.ask(request, environment: environment, cancellation: cancellation)
+            finished.signal()
+        }
         for _ in 0..<1_000 where double.receivedLines()?.contains("GETPIN") != true {
             try await Task.sleep(for: .milliseconds(20))
         }
         cancellation.cancel()
-        guard case .interrupted = await task.value else {
+        finished.wait()
+        guard case .interrupted? = outcome else {
             Issue.record("expected interrupted")
             return
         }

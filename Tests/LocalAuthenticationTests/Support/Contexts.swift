@@ -21,3 +21,23 @@ func replied(_ start: (@escaping @Sendable (Bool, (any Error)?) -> Void) -> Void
         start { success, error in continuation.resume(returning: (success, error)) }
     }
 }
+
+/// An evaluation started now whose reply is awaited later, blocking: for tests that meanwhile
+/// block their own thread (reading a terminal), so that nothing waits for the cooperative pool.
+final class Evaluation: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var outcome: (Bool, (any Error)?) = (false, nil)
+
+    init(_ start: (@escaping @Sendable (Bool, (any Error)?) -> Void) -> Void) {
+        start { success, error in
+            self.outcome = (success, error)
+            self.done.signal()
+        }
+    }
+
+    /// Waits for the reply.
+    func result() -> (Bool, (any Error)?) {
+        done.wait()
+        return outcome
+    }
+}
