@@ -13,6 +13,7 @@ extension LAContext {
     /// - `.deviceOwnerAuthenticationWithWatch`, `…WithWristDetection`: false with
     ///   `LAError.companionNotAvailable`.
     /// - An invalidated context: false with `LAError.invalidContext`.
+    @discardableResult
     public func canEvaluatePolicy(_ policy: LAPolicy, error: UnsafeMutablePointer<NSError?>?) -> Bool {
         if let failure = unavailability(of: policy) {
             error?.pointee = failure._nsError
