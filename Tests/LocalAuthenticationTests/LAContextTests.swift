@@ -184,7 +184,7 @@ struct LAContextTests {
     }
 
     @Test("LAError bridges to NSError with Apple's domain and codes")
-    func errorBridging() {
+    func errorBridging() throws {
         let codes: [(LAError.Code, Int)] = [
             (.authenticationFailed, -1), (.userCancel, -2), (.userFallback, -3), (.systemCancel, -4),
             (.passcodeNotSet, -5), (.biometryNotAvailable, -6), (.biometryNotEnrolled, -7), (.biometryLockout, -8),
@@ -193,7 +193,7 @@ struct LAContextTests {
         ]
         for (code, value) in codes {
             #expect(code.rawValue == value)
-            let error: any Error = LAError(LAError.Code(rawValue: value)!)
+            let error: any Error = LAError(try #require(LAError.Code(rawValue: value)))
             #expect((error as NSError).domain == LAErrorDomain)
             #expect((error as NSError).code == value)
         }
