@@ -21,4 +21,25 @@ struct LocalAuthenticationSnippetTests {
             KeychainAPIReference().readWithAuthenticatedContext()
         }
     }
+
+    @Test("An LAContext passed in kSecUseAuthenticationContext is accepted; an item without access control is read without it being asked")
+    func contextInQuery() throws {
+        try TemporaryKeychain.run { _ in
+            let add: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "com.example.app",
+                kSecAttrAccount as String: "auth-token", kSecValueData as String: Data("token".utf8),
+            ]
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecSuccess)
+            let context = LAContext()
+            context.interactionNotAllowed = true
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "com.example.app",
+                kSecAttrAccount as String: "auth-token", kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitOne, kSecUseAuthenticationContext as String: context,
+            ]
+            var result: AnyObject?
+            #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+            #expect(result as? Data == Data("token".utf8))
+        }
+    }
 }
