@@ -9,7 +9,7 @@ struct PinentryEnvironmentTests {
         let bin = directory.path + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         for name in names {
-            FileManager.default.createFile(atPath: bin + "/" + name, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
+            _ = FileManager.default.createFile(atPath: bin + "/" + name, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o755])
         }
         return bin
     }
