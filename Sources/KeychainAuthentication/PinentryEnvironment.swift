@@ -90,6 +90,7 @@ package struct PinentryEnvironment: Sendable {
 
     /// Why no program was chosen.
     package struct ChoiceFailure: Error, Equatable {
+        /// What is missing, never a secret.
         package let reason: String
     }
 

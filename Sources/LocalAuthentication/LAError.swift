@@ -7,6 +7,7 @@ public let LAErrorDomain = "com.apple.LocalAuthentication"
 /// codes. `catch LAError.userCancel` matches it by code, and `error as NSError` gives the domain
 /// and code.
 public struct LAError: _BridgedStoredNSError, Hashable, @unchecked Sendable {
+    /// The bridged `NSError`.
     public let _nsError: NSError
 
     /// Wraps an `NSError` of `LAErrorDomain`.
@@ -14,11 +15,14 @@ public struct LAError: _BridgedStoredNSError, Hashable, @unchecked Sendable {
         _nsError = error
     }
 
+    /// `LAErrorDomain`.
     public static var errorDomain: String { LAErrorDomain }
+    /// `LAErrorDomain`, for Foundation's bridging.
     public static var _nsErrorDomain: String { LAErrorDomain }
 
     /// Apple's codes.
     public enum Code: Int, _ErrorCodeProtocol, Sendable {
+        /// The error type these codes belong to.
         public typealias _ErrorType = LAError
 
         /// The user did not authenticate (a wrong passcode).
@@ -62,24 +66,43 @@ public struct LAError: _BridgedStoredNSError, Hashable, @unchecked Sendable {
         public static let watchNotAvailable = Code.companionNotAvailable
     }
 
+    /// `Code.authenticationFailed`, so that `catch LAError.authenticationFailed` matches the code.
     public static var authenticationFailed: Code { .authenticationFailed }
+    /// `Code.userCancel`, so that `catch LAError.userCancel` matches the code.
     public static var userCancel: Code { .userCancel }
+    /// `Code.userFallback`, so that `catch LAError.userFallback` matches the code.
     public static var userFallback: Code { .userFallback }
+    /// `Code.systemCancel`, so that `catch LAError.systemCancel` matches the code.
     public static var systemCancel: Code { .systemCancel }
+    /// `Code.passcodeNotSet`, so that `catch LAError.passcodeNotSet` matches the code.
     public static var passcodeNotSet: Code { .passcodeNotSet }
+    /// `Code.biometryNotAvailable`, so that `catch LAError.biometryNotAvailable` matches the code.
     public static var biometryNotAvailable: Code { .biometryNotAvailable }
+    /// `Code.biometryNotEnrolled`, so that `catch LAError.biometryNotEnrolled` matches the code.
     public static var biometryNotEnrolled: Code { .biometryNotEnrolled }
+    /// `Code.biometryLockout`, so that `catch LAError.biometryLockout` matches the code.
     public static var biometryLockout: Code { .biometryLockout }
+    /// `Code.appCancel`, so that `catch LAError.appCancel` matches the code.
     public static var appCancel: Code { .appCancel }
+    /// `Code.invalidContext`, so that `catch LAError.invalidContext` matches the code.
     public static var invalidContext: Code { .invalidContext }
+    /// `Code.companionNotAvailable`, so that `catch LAError.companionNotAvailable` matches the code.
     public static var companionNotAvailable: Code { .companionNotAvailable }
+    /// `Code.biometryNotPaired`, so that `catch LAError.biometryNotPaired` matches the code.
     public static var biometryNotPaired: Code { .biometryNotPaired }
+    /// `Code.biometryDisconnected`, so that `catch LAError.biometryDisconnected` matches the code.
     public static var biometryDisconnected: Code { .biometryDisconnected }
+    /// `Code.invalidDimensions`, so that `catch LAError.invalidDimensions` matches the code.
     public static var invalidDimensions: Code { .invalidDimensions }
+    /// `Code.notInteractive`, so that `catch LAError.notInteractive` matches the code.
     public static var notInteractive: Code { .notInteractive }
+    /// `Code.biometryNotAvailable`, so that `catch LAError.touchIDNotAvailable` matches the code.
     public static var touchIDNotAvailable: Code { .biometryNotAvailable }
+    /// `Code.biometryNotEnrolled`, so that `catch LAError.touchIDNotEnrolled` matches the code.
     public static var touchIDNotEnrolled: Code { .biometryNotEnrolled }
+    /// `Code.biometryLockout`, so that `catch LAError.touchIDLockout` matches the code.
     public static var touchIDLockout: Code { .biometryLockout }
+    /// `Code.companionNotAvailable`, so that `catch LAError.watchNotAvailable` matches the code.
     public static var watchNotAvailable: Code { .companionNotAvailable }
 
     /// An error with `code` and a description of it (`NSLocalizedDescriptionKey`); `detail`,

@@ -136,21 +136,21 @@ struct LAContextTests {
     }
 
     @Test("invalidate() ends a pending evaluation with LAError.appCancel and refuses later ones with invalidContext")
-    func invalidate() async throws {
+    func invalidate() throws {
         let directory = try TestDirectory()
         let double = PinentryDouble(directory: directory.path)
         let (_, authority) = try directory.keychain(passcode: "4321")
-        let context = LAContext.testing(double.environment(.hang, timeout: 30), authority: authority)
-        let pending = Task { await replied { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) } }
-        for _ in 0..<1_000 where double.receivedLines()?.contains("GETPIN") != true {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // A long timeout: only invalidate() can end this prompt in time.
+        let context = LAContext.testing(double.environment(.hang, timeout: 120), authority: authority)
+        let pending = Evaluation { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) }
+        // Waits on this thread (the program may be slow to start on a busy machine).
+        for _ in 0..<3_000 where double.receivedLines()?.contains("GETPIN") != true { usleep(10_000) }
         context.invalidate()
         context.invalidate()
-        let (success, error) = await pending.value
+        let (success, error) = pending.result()
         #expect(!success)
         #expect(laCode(error) == .appCancel)
-        let (_, later) = await replied { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) }
+        let (_, later) = Evaluation { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) }.result()
         #expect(laCode(later) == .invalidContext)
         var canError: NSError?
         #expect(!context.canEvaluatePolicy(.deviceOwnerAuthentication, error: &canError))
