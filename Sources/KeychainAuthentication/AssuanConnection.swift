@@ -27,7 +27,8 @@ package final class AssuanConnection {
     package static let maximumDataLength = 4096
 
     private let descriptor: Int32
-    private let deadline: ContinuousClock.Instant
+    /// When the server's next answer is overdue; a client waiting for the user moves it on.
+    package var deadline: ContinuousClock.Instant
     /// Bytes received and not yet consumed; `filled` of them are valid.
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2 * AssuanEscaping.maximumLineLength, alignment: 16)
     private var filled = 0

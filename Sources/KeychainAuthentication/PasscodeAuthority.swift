@@ -13,8 +13,9 @@ package struct PasscodeAuthority: Sendable {
     package enum Verdict: Equatable, Sendable {
         /// The passcode is the keychain's.
         case accepted
-        /// The passcode is wrong, or attempts are suspended after too many wrong ones.
-        case rejected
+        /// The passcode is wrong, or attempts are suspended after too many wrong ones; `reason`
+        /// says which (and for how long), never the passcode.
+        case rejected(reason: String)
         /// The keychain could not be asked (`reason` names why).
         case unavailable(reason: String)
     }
@@ -38,7 +39,7 @@ package struct PasscodeAuthority: Sendable {
             try open().unlock(passcode: Data.zeroingCopy(of: passcode))
             return .accepted
         } catch let error as KeychainError where error.code == .authFailed {
-            return .rejected
+            return .rejected(reason: error.reason)
         } catch let error as KeychainError {
             return .unavailable(reason: error.reason)
         } catch {

@@ -10,16 +10,30 @@ import Glibc
 ///
 /// The conversation: the greeting, `OPTION ttyname` / `OPTION ttytype` when a terminal is known,
 /// `SETTIMEOUT`, `SETTITLE`, `SETDESC`, `SETPROMPT`, `SETOK`, `SETCANCEL`, `GETPIN` (the answer's
-/// data lines decoded straight into zeroed memory), `BYE`. Every read has a deadline (the
-/// prompt's timeout and a grace period); a program that misses it is killed, so a prompt never
-/// hangs its caller.
+/// data lines decoded straight into zeroed memory), `BYE`. With a check, a refused answer is
+/// asked again with the check's reason shown (`SETERROR`), as gpg-agent asks again for a wrong
+/// passphrase, up to a number of attempts. Every answer has a deadline (the prompt's timeout
+/// and a grace period); a program that misses it is killed, so a prompt never hangs its caller.
 package enum PinentryPrompter {
     /// Time allowed beyond the prompt's own timeout before the program is killed, in seconds.
     static let gracePeriod: Double = 2
 
+    /// What a check says of an entered secret.
+    package enum Verdict: Sendable {
+        /// The secret is right: the prompt ends with it.
+        case accepted
+        /// The secret is wrong: asked again with `reason` shown (never a secret), while attempts remain.
+        case rejected(reason: String)
+    }
+
     /// Shows `request` and returns how it ended.
+    ///
+    /// - Parameters:
+    ///   - attempts: how many answers `check` may refuse before the prompt ends as `.rejected`.
+    ///   - check: judges each answer; nil accepts the first one.
     package static func ask(
-        _ request: PinentryRequest, environment: PinentryEnvironment, cancellation: PromptCancellation = PromptCancellation()
+        _ request: PinentryRequest, environment: PinentryEnvironment, cancellation: PromptCancellation = PromptCancellation(),
+        attempts: Int = 1, check: ((SecureBytes) -> Verdict)? = nil
     ) -> PinentryOutcome {
         let program: String
         switch environment.program() {
@@ -56,22 +70,27 @@ package enum PinentryPrompter {
             return .interrupted
         }
 
-        let deadline = ContinuousClock.now + .milliseconds(Int((environment.timeout + gracePeriod) * 1000))
-        let connection = AssuanConnection(descriptor: ours, deadline: deadline)
+        let connection = AssuanConnection(descriptor: ours, deadline: answerDeadline(environment))
         let outcome: PinentryOutcome
         do {
-            outcome = try converse(request, environment: environment, over: connection)
+            outcome = try converse(request, environment: environment, over: connection, attempts: max(attempts, 1), check: check)
         } catch {
             outcome = cancellation.isCancelled ? .interrupted : unavailable(error)
         }
-        end(process, deadline: min(deadline, ContinuousClock.now + .seconds(2)), cancellation: cancellation)
+        end(process, deadline: min(connection.deadline, ContinuousClock.now + .seconds(2)), cancellation: cancellation)
         if cancellation.isCancelled, case .entered = outcome { return .interrupted }
         return outcome
     }
 
+    /// When an answer asked for now is overdue: the prompt's timeout and the grace period.
+    private static func answerDeadline(_ environment: PinentryEnvironment) -> ContinuousClock.Instant {
+        ContinuousClock.now + .milliseconds(Int((environment.timeout + gracePeriod) * 1000))
+    }
+
     /// The conversation, up to and including `BYE`.
     private static func converse(
-        _ request: PinentryRequest, environment: PinentryEnvironment, over connection: AssuanConnection
+        _ request: PinentryRequest, environment: PinentryEnvironment, over connection: AssuanConnection,
+        attempts: Int, check: ((SecureBytes) -> Verdict)?
     ) throws(AssuanConnection.Failure) -> PinentryOutcome {
         guard try connection.response() == .ok else { throw .protocolViolation("no greeting") }
         if let terminal = environment.terminal {
@@ -94,16 +113,39 @@ package enum PinentryPrompter {
                 return .unavailable(reason: "pinentry refused \(command): \(message)")
             }
         }
-        try connection.send("GETPIN")
+        for attempt in 1...attempts {
+            connection.deadline = answerDeadline(environment)
+            try connection.send("GETPIN")
+            let outcome = try answer(from: connection)
+            guard case .entered(let secret) = outcome, let check else {
+                try? connection.send("BYE")
+                return outcome
+            }
+            switch check(secret) {
+            case .accepted:
+                try? connection.send("BYE")
+                return outcome
+            case .rejected(let reason):
+                guard attempt < attempts else {
+                    try? connection.send("BYE")
+                    return .rejected(reason: reason)
+                }
+                try connection.send("SETERROR", AssuanEscaping.argument(reason, after: "SETERROR"))
+                _ = try connection.response()
+            }
+        }
+        return .rejected(reason: "no attempt was made")
+    }
+
+    /// The outcome of one `GETPIN`.
+    private static func answer(from connection: AssuanConnection) throws(AssuanConnection.Failure) -> PinentryOutcome {
         let collector = SecretCollector()
         while true {
             let response = try connection.response(collecting: collector)
             switch response {
             case .ok:
-                try? connection.send("BYE")
                 return .entered(collector.secret())
             case .error(_, let message):
-                try? connection.send("BYE")
                 switch response.errorCode {
                 case AssuanResponse.cancelledCode: return .cancelled
                 case AssuanResponse.timeoutCode: return .unavailable(reason: "the prompt timed out")

@@ -27,8 +27,9 @@ extension LAContext {
     /// with false and an `LAError`.
     ///
     /// `.deviceOwnerAuthentication` asks for the keychain passcode through pinentry, showing
-    /// `localizedReason` and this program's name, and checks it as unlocking does: a wrong one
-    /// is `.authenticationFailed`, Cancel `.userCancel`, no way to ask (no pinentry, no terminal
+    /// `localizedReason` and this program's name, and checks it as unlocking does: a wrong one is
+    /// asked again (up to three passcodes, each counted as a failed unlock), then
+    /// `.authenticationFailed`; Cancel `.userCancel`, no way to ask (no pinentry, no terminal
     /// or display, no answer in time, or `interactionNotAllowed`) `.notInteractive`.
     public func evaluatePolicy(
         _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
@@ -137,21 +138,29 @@ extension LAContext {
         let (cancelTitle, interactionNotAllowed) = state.withLock { ($0.localizedCancelTitle, $0.interactionNotAllowed) }
         if interactionNotAllowed { throw LAError(code: .notInteractive, detail: "interaction is not allowed") }
         let request = PinentryRequest.passcode(reason: reason, caller: callerName, cancelTitle: cancelTitle)
-        let passcode = try entered(PinentryPrompter.ask(request, environment: environment, cancellation: cancellation))
-        switch passcodeAuthority.verify(passcode) {
-        case .accepted:
-            state.withLock { $0.passcodeAuthenticated = true }
-        case .rejected:
-            throw LAError(code: .authenticationFailed)
-        case .unavailable(let why):
-            throw LAError(code: .authenticationFailed, detail: why)
+        let authority = passcodeAuthority
+        let outcome = PinentryPrompter.ask(
+            request, environment: environment, cancellation: cancellation, attempts: Self.passcodeAttempts
+        ) { passcode in
+            switch authority.verify(passcode) {
+            case .accepted: return .accepted
+            case .rejected(let why): return .rejected(reason: "Wrong passcode (\(why)).")
+            case .unavailable(let why): return .rejected(reason: "The passcode could not be checked (\(why)).")
+            }
         }
+        _ = try entered(outcome)
+        state.withLock { $0.passcodeAuthenticated = true }
     }
+
+    /// How many passcodes one prompt takes before the evaluation fails (gpg-agent's default for
+    /// a passphrase); each counts towards the keychain's failed attempts.
+    static let passcodeAttempts = 3
 
     /// The secret of a prompt's outcome, or the LAError it amounts to.
     func entered(_ outcome: PinentryOutcome) throws(LAError) -> SecureBytes {
         switch outcome {
         case .entered(let secret): return secret
+        case .rejected(let why): throw LAError(code: .authenticationFailed, detail: why)
         case .cancelled: throw LAError(code: .userCancel)
         case .unavailable(let why): throw LAError(code: .notInteractive, detail: why)
         case .interrupted: throw LAError(code: .appCancel)

@@ -21,15 +21,31 @@ struct LAContextTests {
         #expect(description.contains("open the vault") && description.contains("test-app"))
     }
 
-    @Test("A wrong passcode fails with LAError.authenticationFailed")
+    @Test("A wrong passcode is asked again with the reason shown; after three wrong ones, LAError.authenticationFailed")
     func wrongPasscode() async throws {
         let directory = try TestDirectory()
+        let double = PinentryDouble(directory: directory.path)
         let (_, authority) = try directory.keychain(passcode: "4321")
-        let context = LAContext.testing(PinentryDouble(directory: directory.path).environment(.pin, pin: "0000"), authority: authority)
+        let context = LAContext.testing(double.environment(.pin, pin: "0000"), authority: authority)
         let (success, error) = await replied { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) }
         #expect(!success)
         #expect(laCode(error) == .authenticationFailed)
         #expect(!context.isPasscodeAuthenticated)
+        let lines = try #require(double.receivedLines())
+        #expect(lines.filter { $0 == "GETPIN" }.count == 3)
+        #expect(lines.filter { $0.hasPrefix("SETERROR Wrong passcode") }.count == 2)
+    }
+
+    @Test("A wrong passcode and then the right one, in one prompt: success")
+    func wrongThenRight() async throws {
+        let directory = try TestDirectory()
+        let double = PinentryDouble(directory: directory.path)
+        let (_, authority) = try directory.keychain(passcode: "4321")
+        let context = LAContext.testing(double.environment(.pin, pins: ["1111", "4321"]), authority: authority)
+        #expect(try await context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r"))
+        let lines = try #require(double.receivedLines())
+        #expect(lines.filter { $0 == "GETPIN" }.count == 2)
+        #expect(lines.contains { $0.hasPrefix("SETERROR Wrong passcode") })
     }
 
     @Test("Wrong passcodes entered at the prompt count as failed unlocks: after five, even the right one waits")

@@ -40,6 +40,23 @@ struct PinentryPrompterTests {
         #expect(secret.count == 0)
     }
 
+    @Test("A refused answer is asked again with the refusal shown (SETERROR); when every attempt is refused the prompt ends as rejected")
+    func checkedAnswers() throws {
+        let directory = try TestDirectory()
+        let double = PinentryDouble(directory: directory.path)
+        let outcome = PinentryPrompter.ask(request, environment: double.environment(.pin, pins: ["a", "b"]), attempts: 2) { _ in
+            .rejected(reason: "not that one")
+        }
+        guard case .rejected(let reason) = outcome else {
+            Issue.record("expected rejected, got \(outcome)")
+            return
+        }
+        #expect(reason == "not that one")
+        let lines = try #require(double.receivedLines())
+        #expect(lines.filter { $0 == "GETPIN" }.count == 2)
+        #expect(lines.filter { $0 == "SETERROR not that one" }.count == 1)
+    }
+
     @Test("Pinentry's ERR 83886179 is a cancel")
     func cancelled() throws {
         let directory = try TestDirectory()

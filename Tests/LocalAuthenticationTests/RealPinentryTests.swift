@@ -30,7 +30,7 @@ struct RealPinentryTests {
         #expect(context.isPasscodeAuthenticated)
     }
 
-    @Test("A wrong passcode typed at pinentry-tty is LAError.authenticationFailed",
+    @Test("Wrong passcodes typed at pinentry-tty are asked again with the reason, then LAError.authenticationFailed",
           .enabled(if: FileManager.default.isExecutableFile(atPath: program), "pinentry-tty is installed (.ci/run installs it)"))
     func typedWrongPasscodeFails() throws {
         let directory = try TestDirectory()
@@ -41,8 +41,12 @@ struct RealPinentryTests {
             terminal: terminal.slaveName)
         let context = LAContext.testing(environment, authority: authority)
         let evaluation = Evaluation { context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r", reply: $0) }
-        _ = terminal.read(until: "Passcode:")
-        terminal.type("1357\n")
+        // Asked three times; the second and third prompts show why.
+        for attempt in 0..<3 {
+            let shown = terminal.read(until: "Passcode:")
+            if attempt > 0 { #expect(shown.contains("Wrong passcode")) }
+            terminal.type("1357\n")
+        }
         let (success, error) = evaluation.result()
         #expect(!success)
         #expect(laCode(error) == .authenticationFailed)

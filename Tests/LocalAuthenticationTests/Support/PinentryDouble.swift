@@ -23,9 +23,12 @@ struct PinentryDouble {
         log = directory + "/pinentry.log"
     }
 
-    /// An environment choosing the double, answering as `mode` says (`pin` already escaped),
-    /// with `terminal` as the caller's terminal and prompts timing out after `timeout` seconds.
-    func environment(_ mode: Mode, pin: String? = nil, terminal: String? = nil, timeout: Int = 30) -> PinentryEnvironment {
+    /// An environment choosing the double, answering as `mode` says (`pins` one after another,
+    /// then `pin`, each already escaped), with `terminal` as the caller's terminal and prompts
+    /// timing out after `timeout` seconds.
+    func environment(
+        _ mode: Mode, pin: String? = nil, pins: [String] = [], terminal: String? = nil, timeout: Int = 30
+    ) -> PinentryEnvironment {
         var variables = [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
             "KEYCHAIN_PINENTRY": Self.path,
@@ -34,6 +37,7 @@ struct PinentryDouble {
             "PINENTRY_DOUBLE_LOG": log,
         ]
         if let pin { variables["PINENTRY_DOUBLE_PIN"] = pin }
+        if !pins.isEmpty { variables["PINENTRY_DOUBLE_PINS"] = pins.joined(separator: " ") }
         return PinentryEnvironment(variables: variables, terminal: terminal)
     }
 
