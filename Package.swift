@@ -12,6 +12,7 @@ let package = Package(
     name: "swift-keychain",
     products: [
         .library(name: "Security", targets: ["Security"]),
+        .library(name: "LocalAuthentication", targets: ["LocalAuthentication"]),
         .executable(name: "security", targets: ["SecurityTool"]),
         .executable(name: "keychaind", targets: ["keychaind"]),
         .executable(name: "keychain-bench", targets: ["KeychainBench"]),
@@ -90,6 +91,21 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // Asking the user: the pinentry client (Assuan) and the passcode check, for
+        // LocalAuthentication and the daemon (its API has `package` access).
+        .target(
+            name: "KeychainAuthentication",
+            dependencies: ["KeychainCore", "KeychainCrypto"],
+            swiftSettings: strictFlags
+        ),
+
+        // The Apple-compatible `import LocalAuthentication`.
+        .target(
+            name: "LocalAuthentication",
+            dependencies: ["Security", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainService"],
+            swiftSettings: strictFlags
+        ),
+
         // The `security` command: a testable library and a tiny main.
         .target(
             name: "SecurityCLI",
@@ -148,7 +164,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "KeychainCore", "KeychainService"],
+            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService"],
+            swiftSettings: strictFlags
+        ),
+        .testTarget(
+            name: "LocalAuthenticationTests",
+            dependencies: ["LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
         .testTarget(

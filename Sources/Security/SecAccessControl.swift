@@ -35,7 +35,8 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
 ///
 /// Compared by value (protection and flags), as Apple compares access controls.
 public final class SecAccessControl: Hashable, @unchecked Sendable, CustomStringConvertible {
-    let policy: AccessControlPolicy
+    /// The protection and constraint flags.
+    package let policy: AccessControlPolicy
 
     init(policy: AccessControlPolicy) { self.policy = policy }
 

@@ -1,10 +1,10 @@
 // The Swift snippets of an article on the iOS keychain ("Keychain in iOS"), copied verbatim as
 // methods of `IOSKeychainArticle`, whose nested `KeychainError` enum is the article's own (it would
 // clash with the item-classes guide's struct, `ItemClassesGuideSnippets.swift`, at top level).
-// `saveWithBiometry` is preceded in the article by `import LocalAuthentication`, which cannot be
-// compiled yet (no LocalAuthentication module); the function itself uses only Security.
+// `saveWithBiometry` is preceded in the article by `import LocalAuthentication`, imported here.
 
 import Foundation
+import LocalAuthentication
 import Security
 
 struct IOSKeychainArticle {

@@ -1,9 +1,12 @@
 // The Swift snippets of a Keychain Services API reference, copied verbatim. The reference writes
 // them as top-level statements; each is wrapped in a method of `KeychainAPIReference`, and the
-// `tokenData` they use is a property. The LocalAuthentication snippets (`LAContext`,
-// `canEvaluatePolicy`, `biometryType`) are left out: the LocalAuthentication module does not exist yet.
+// `tokenData` they use is a property. The LocalAuthentication snippets are the bodies of
+// `readWithAuthenticatedContext` and `detectBiometryType`; the latter's `switch` has cases holding
+// only a comment, which Swift rejects on every platform, so each gets a `break` before its comment
+// (the one change to the reference's text).
 
 import Foundation
+import LocalAuthentication
 import Security
 
 struct KeychainAPIReference {
@@ -128,5 +131,53 @@ struct KeychainAPIReference {
             kSecValueData as String: tokenData
         ]
         return query
+    }
+
+    // MARK: Using LAContext with the keychain
+
+    func readWithAuthenticatedContext() {
+        let context = LAContext()
+        context.localizedReason = "Access your credentials"
+
+        var authError: NSError?
+        guard context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &authError) else {
+            // Biometrics unavailable — handle error or fall back to passcode
+            return
+        }
+
+        context.evaluatePolicy(
+            .deviceOwnerAuthenticationWithBiometrics,
+            localizedReason: "Authenticate to access credentials"
+        ) { success, error in
+            guard success else { return }
+
+            let query: [String: Any] = [
+                kSecClass as String: kSecClassGenericPassword,
+                kSecAttrService as String: "com.example.app",
+                kSecAttrAccount as String: "auth-token",
+                kSecReturnData as String: true,
+                kSecMatchLimit as String: kSecMatchLimitOne,
+                kSecUseAuthenticationContext as String: context
+            ]
+            var result: AnyObject?
+            let status = SecItemCopyMatching(query as CFDictionary, &result)
+        }
+    }
+
+    // MARK: BiometryType detection
+
+    func detectBiometryType() -> LABiometryType {
+        let context = LAContext()
+        var error: NSError?
+        context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error)
+
+        switch context.biometryType {
+        case .faceID:    break // Face ID available
+        case .touchID:   break // Touch ID available
+        case .opticID:   break // Optic ID available (visionOS)
+        case .none:      break // No biometric hardware
+        @unknown default: break
+        }
+        return context.biometryType
     }
 }
