@@ -26,4 +26,11 @@ int clinux_set_not_dumpable(void);
 /// otherwise stay open as long as the daemon lives). Returns the pid, or -1 with errno.
 pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]);
 
+/// Makes the process (every thread) `uid`:`gid` with `gid` as its only group, for good: real,
+/// effective and saved ids all changed, no new privileges on exec, no ambient capabilities, and
+/// the bounding set emptied. With `keep_ptrace` it keeps exactly CAP_SYS_PTRACE (permitted and
+/// effective, in the bounding set), and no other capability. Call as root, before any other
+/// thread starts. Returns 0 or an errno.
+int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace);
+
 #endif
