@@ -93,6 +93,33 @@ struct SystemDaemonTests {
         }
     }
 
+    @Test("within a user's connection the caller policy applies: the security tool administers, a registered program gets its group, another program does not")
+    func callerPolicyPerUser() throws {
+        let fixture = try SystemDaemonFixture()
+        let user = fixture.first
+        let app = fixture.root + "/mail-app", other = fixture.root + "/other-app"
+        try ExecutableFile.copy(DaemonFixture.testClient, to: app)
+        try ExecutableFile.copy(DaemonFixture.testClient, to: other)
+        let grant = fixture.root + "/mail.entitlements"
+        try Data(#"<?xml version="1.0"?><plist version="1.0"><dict><key>keychain-access-groups</key><array><string>TEAM.mail</string></array></dict></plist>"#.utf8)
+            .write(to: URL(fileURLWithPath: grant))
+        #expect(chmod(grant, 0o644) == 0)
+        let registration = try fixture.security("entitlements", "add", app, grant, as: user)
+        #expect(registration.status == 0, "\(registration.error)")
+        #expect(try fixture.run(app, ["add", "mail", "me", "s3cret", "TEAM.mail"], as: user).output == "0\n")
+        #expect(try fixture.run(other, ["find", "mail", "me", "TEAM.mail"], as: user).output == "-34018 \n")
+        #expect(try fixture.run(other, ["find", "mail", "me"], as: user).output == "\(Self.itemNotFound) \n")
+        #expect(try fixture.security("find-generic-password", "-s", "mail", "-w", as: user).output == "s3cret\n")
+        // The daemon reads no file of its state directory for a client, and writes no backup
+        // outside the user's own directory.
+        let theirs = fixture.keychainDirectory(of: fixture.second) + "/login.keychain-db"
+        #expect(try fixture.app("add", "x", "y", "z", as: fixture.second) == "0")
+        #expect(try fixture.security("entitlements", "add", theirs, grant, as: user).status == 30)
+        #expect(try fixture.security("backup-keychain", "-P", "pw", "-o", fixture.root + "/out.backup", as: user).status == 50)
+        #expect(try fixture.security("backup-keychain", "-P", "pw", "-o", fixture.keychainDirectory(of: fixture.second) + "/b", as: user).status == 50)
+        #expect(access(fixture.root + "/out.backup", F_OK) != 0 && access(fixture.keychainDirectory(of: fixture.second) + "/b", F_OK) != 0)
+    }
+
     @Test("the system daemon runs as its service user, keeping no capability but CAP_SYS_PTRACE")
     func runsAsTheServiceUser() throws {
         let fixture = try SystemDaemonFixture()
@@ -105,6 +132,10 @@ struct SystemDaemonTests {
             #expect(try SystemDaemonFixture.status(name, of: pid) == ["0000000000080000"], "\(name)")
         }
         #expect(try SystemDaemonFixture.status("NoNewPrivs", of: pid) == ["1"])
+        // A second daemon on the same runtime directory does not start.
+        let second = try fixture.start(["--system", "--user", fixture.service.name, "--state-directory", fixture.state, "--runtime-directory", fixture.runtime])
+        second.waitUntilExit()
+        #expect(second.terminationStatus == 75)
     }
 
     @Test("started as an ordinary user, keychaind --system serves that user from directories it owns, and cannot become another")
