@@ -45,7 +45,8 @@ public struct DaemonOptions: Equatable, Sendable {
           --socket PATH        listen on PATH (default: $XDG_RUNTIME_DIR/swift-keychain/keychaind.sock)
           --system             system mode: run as a dedicated user, keep each user's keychains
                                under /var/lib/swift-keychain/<uid>/ and serve each on its own socket
-                               /run/swift-keychain/<uid>/keychaind.sock (always in the foreground)
+                               /run/swift-keychain/<uid>/keychaind.sock (always in the foreground,
+                               never exiting when idle)
           --user NAME          system mode started as root: the user to run as (default swift-keychain)
           --state-directory DIR
                                system mode: keep the keychains under DIR/<uid>/
@@ -118,6 +119,9 @@ public struct DaemonOptions: Equatable, Sendable {
         }
         if !options.system && (options.userGiven || !options.users.isEmpty) {
             throw UsageError(message: "--user and --uid belong to --system")
+        }
+        if options.system && options.socket != nil {
+            throw UsageError(message: "--system serves one socket per user: use --runtime-directory, not --socket")
         }
         return .serve(options)
     }

@@ -34,7 +34,8 @@ struct DaemonOptionsTests {
     @Test("A bad command line is a usage error, not a default")
     func badArguments() {
         for arguments in [["--socket"], ["--socket", "relative.sock"], ["--idle-exit", "-1"], ["--idle-exit", "soon"], ["--verbose"],
-            ["--system", "--uid", "me"], ["--system", "--state-directory", "relative"], ["--system", "--user"], ["--user", "kc"], ["--uid", "1000"]] {
+            ["--system", "--uid", "me"], ["--system", "--state-directory", "relative"], ["--system", "--user"], ["--user", "kc"], ["--uid", "1000"],
+            ["--system", "--socket", "/tmp/k.sock"]] {
             #expect(throws: DaemonOptions.UsageError.self) { try DaemonOptions.parse(arguments) }
         }
     }
