@@ -18,23 +18,18 @@ struct ServiceLocationTests {
         #expect(throws: KeychainError.self) { try ServiceLocation.requestedMode() }
     }
 
-    @Test("In system mode a user's keychains are in the system daemon's state directory and its socket in its own directory")
+    @Test("In system mode a user's keychains are in the system daemon's state directory for the uid, its socket in a directory of its own")
     func systemLocations() {
-        let names = ["KEYCHAIN_MODE", "KEYCHAIND_STATE_DIRECTORY", "XDG_DATA_HOME"]
-        let saved: [(String, String?)] = names.map { name in (name, getenv(name).map { String(cString: $0) }) }
-        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
-        setenv("XDG_DATA_HOME", "/home/someone/.local/share", 1)
-        setenv("KEYCHAIN_MODE", "system", 1)
+        // Only the state directory's variable is changed: the mode and data home variables are
+        // read by other suites running meanwhile in this process.
+        let saved = getenv("KEYCHAIND_STATE_DIRECTORY").map { String(cString: $0) }
+        defer { if let saved { setenv("KEYCHAIND_STATE_DIRECTORY", saved, 1) } else { unsetenv("KEYCHAIND_STATE_DIRECTORY") } }
         unsetenv("KEYCHAIND_STATE_DIRECTORY")
-        #expect(KeychainLocation.defaultKeychainPath == "/var/lib/swift-keychain/\(getuid())/login.keychain-db")
-        #expect(KeychainLocation.resolve("work") == "/var/lib/swift-keychain/\(getuid())/work.keychain-db")
+        #expect(KeychainLocation.systemDirectory(for: 1234) == "/var/lib/swift-keychain/1234")
         setenv("KEYCHAIND_STATE_DIRECTORY", "/srv/keychains", 1)
-        #expect(KeychainLocation.defaultKeychainPath == "/srv/keychains/\(getuid())/login.keychain-db")
-        // The security command's preferences stay the user's own.
-        #expect(KeychainLocation.userDirectory == "/home/someone/.local/share/swift-keychain")
-        setenv("KEYCHAIN_MODE", "daemon", 1)
-        #expect(KeychainLocation.defaultKeychainPath == "/home/someone/.local/share/swift-keychain/login.keychain-db")
+        #expect(KeychainLocation.systemDirectory(for: 1234) == "/srv/keychains/1234")
         #expect(ServiceLocation.systemSocket(for: 1234) == "/run/swift-keychain/1234/keychaind.sock")
+        #expect(ServiceLocation.systemSocket(for: 1234, in: "/tmp/r") == "/tmp/r/1234/keychaind.sock")
     }
 
     @Test("The user socket lives in the runtime directory when there is one")
