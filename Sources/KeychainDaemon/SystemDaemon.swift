@@ -34,7 +34,6 @@ enum SystemDaemon {
         let serviceUser: ServiceUser
         let uids: [uid_t]
         let listeners: [(uid: uid_t, listener: UnixListener)]
-        let lock: Int32
         do {
             if startedAsRoot {
                 serviceUser = try ServiceUser.named(options.user)
@@ -48,11 +47,10 @@ enum SystemDaemon {
             guard !uids.isEmpty else { throw ServiceUserError(message: "no user to serve (name them with --uid)") }
             try makeOwnedDirectory(options.stateDirectory, mode: 0o700, by: serviceUser, chown: startedAsRoot)
             try makeOwnedDirectory(options.runtimeDirectory, mode: 0o755, by: serviceUser, chown: startedAsRoot)
-            guard let held = try lockRuntime(options.runtimeDirectory) else {
+            guard try lockRuntime(options.runtimeDirectory) else {
                 log("another keychaind --system serves \(options.runtimeDirectory)")
                 return 75
             }
-            lock = held
             listeners = try uids.map { uid in
                 (uid, try makeSocket(for: uid, in: options.runtimeDirectory, serviceUser: serviceUser, chown: startedAsRoot))
             }
@@ -61,7 +59,6 @@ enum SystemDaemon {
             log("cannot start in system mode: \(error)")
             return 77
         }
-        _ = lock  // held (open and locked) for the life of the process
         Daemon.harden()
         TerminationSignals.exitNormallyOnTermination()
         let servers: [DaemonServer]
@@ -126,16 +123,17 @@ enum SystemDaemon {
         }
     }
 
-    /// Takes the exclusive lock of the runtime directory; nil when another daemon holds it.
-    private static func lockRuntime(_ directory: String) throws -> Int32? {
+    /// Takes the exclusive lock of the runtime directory, held (its descriptor open) for the life
+    /// of the process; false when another daemon holds it.
+    private static func lockRuntime(_ directory: String) throws -> Bool {
         let path = directory + "/keychaind.lock"
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { throw ServiceUserError(message: "cannot open \(path) (errno \(errno))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
-            return nil
+            return false
         }
-        return descriptor
+        return true
     }
 
     /// The socket of `uid`: `<runtime>/<uid>/keychaind.sock` in a directory of the service user
