@@ -8,7 +8,8 @@ import Glibc
 
 /// keychaind's costs, against floors taken in the same run:
 /// - a keyed lookup returning data through the daemon, against the same lookup in-process plus
-///   one Unix-socket round trip of a frame of the same size (a thread echoing on a socket pair);
+///   one Unix-socket round trip of a frame of the same size (another process echoing on a socket
+///   pair);
 /// - `security find-generic-password -w` with a warm daemon, against the Swift hello floor;
 /// - 8 client threads at once (8 connections), against one.
 struct DaemonBenchmark {
@@ -62,7 +63,7 @@ struct DaemonBenchmark {
             floor.add(value + roundTrip.nanosecondsList[index])
         }
         rows.append(ResultRow("lookup → data through keychaind", items: items, samples: throughDaemon, floor: ("in-process lookup + socket round trip", floor)))
-        rows.append(ResultRow("Unix-socket round trip", items: items, samples: roundTrip))
+        rows.append(ResultRow("Unix-socket round trip (two processes)", items: items, samples: roundTrip))
 
         // Many clients at once: 8 threads (8 connections) against 1.
         let one = Self.parallelLookups(threads: 1, queries: queries)
@@ -142,30 +143,47 @@ final class LockedSamples: @unchecked Sendable {
     }
 }
 
-/// A socket pair with a thread echoing fixed answers: the cost of one round trip between two
-/// threads blocked in `recv`, as a client and the daemon are.
+/// A socket pair with another process echoing fixed answers: the cost of one round trip between
+/// two processes blocked in `recv`, as a client and the daemon are (a round trip between two
+/// threads of one process is cheaper: no switch of address space, and it would flatter the
+/// floor).
 final class EchoPair: @unchecked Sendable {
     let client: Int32
-    let server: Int32
+    let echo: pid_t
 
     init() throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw CocoaError(.featureUnsupported) }
         client = pair[0]
-        server = pair[1]
-        let server = self.server
-        Thread.detachNewThread {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var answer = [UInt8](repeating: 0, count: 120)
+        let server = pair[1]
+        // Everything the child uses is allocated before the fork: after it, the child only makes
+        // system calls (no allocation, no lock another thread of this process might have held).
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+        let answer = UnsafeMutableRawPointer.allocate(byteCount: 120, alignment: 16)
+        answer.initializeMemory(as: UInt8.self, repeating: 0, count: 120)
+        let child = fork()
+        guard child >= 0 else { throw CocoaError(.featureUnsupported) }
+        if child == 0 {
+            close(pair[0])
             while true {
-                let count = recv(server, &buffer, buffer.count, 0)
-                if count <= 0 { return }
-                _ = send(server, &answer, answer.count, 0)
+                let count = recv(server, buffer, 4096, 0)
+                if count <= 0 { _exit(0) }
+                _ = send(server, answer, 120, 0)
             }
         }
+        close(server)
+        buffer.deallocate()
+        answer.deallocate()
+        echo = child
     }
 
-    /// Sends `request` and waits for the echo thread's answer.
+    deinit {
+        close(client)
+        var status: Int32 = 0
+        waitpid(echo, &status, 0)
+    }
+
+    /// Sends `request` and waits for the echo process's answer.
     func exchange(_ request: Data, answer: Data) {
         _ = request.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
         var buffer = [UInt8](repeating: 0, count: answer.count)

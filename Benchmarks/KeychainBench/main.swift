@@ -1,6 +1,6 @@
 // keychain-bench: every SecItem operation measured against a floor taken in the same run.
 //
-//   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE] [--no-daemon]
+//   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE] [--no-daemon | --daemon-only]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,7 +20,7 @@ if let mode = option("--worker") {
 
 let maxItems = Int(option("--max-items") ?? "") ?? 1_000_000
 let lookups = Int(option("--lookups") ?? "") ?? 2000
-let sizes = [1_000, 100_000, 1_000_000].filter { $0 <= maxItems }
+let sizes = arguments.contains("--daemon-only") ? [] : [1_000, 100_000, 1_000_000].filter { $0 <= maxItems }
 var rows: [ResultRow] = []
 for size in sizes {
     var benchmark = Benchmark(items: size, lookups: lookups)

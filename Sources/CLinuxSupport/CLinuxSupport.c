@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -67,6 +68,47 @@ pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const en
     posix_spawnattr_destroy(&attributes);
     if (result != 0) { errno = result; return -1; }
     return pid;
+}
+
+int clinux_pass_credentials(int socket) {
+    int on = 1;
+    return setsockopt(socket, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);
+}
+
+ssize_t clinux_receive_with_sender(int socket, void *buffer, size_t length, pid_t *sender_pid, uid_t *sender_uid) {
+    union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(struct ucred))];
+    } control;
+    struct iovec vector = {.iov_base = buffer, .iov_len = length};
+    struct msghdr message = {
+        .msg_iov = &vector,
+        .msg_iovlen = 1,
+        .msg_control = control.space,
+        .msg_controllen = sizeof control.space,
+    };
+    *sender_pid = -1;
+    *sender_uid = (uid_t)-1;
+    ssize_t count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (count < 0) return -1;
+    for (struct cmsghdr *entry = CMSG_FIRSTHDR(&message); entry != NULL; entry = CMSG_NXTHDR(&message, entry)) {
+        if (entry->cmsg_level == SOL_SOCKET && entry->cmsg_type == SCM_CREDENTIALS
+            && entry->cmsg_len == CMSG_LEN(sizeof(struct ucred))) {
+            struct ucred credentials;
+            memcpy(&credentials, CMSG_DATA(entry), sizeof credentials);
+            *sender_pid = credentials.pid;
+            *sender_uid = credentials.uid;
+        } else if (entry->cmsg_level == SOL_SOCKET && entry->cmsg_type == SCM_RIGHTS) {
+            // Descriptors a client sends are never wanted: closed, not leaked.
+            size_t bytes = entry->cmsg_len - CMSG_LEN(0);
+            for (size_t offset = 0; offset + sizeof(int) <= bytes; offset += sizeof(int)) {
+                int descriptor;
+                memcpy(&descriptor, CMSG_DATA(entry) + offset, sizeof descriptor);
+                close(descriptor);
+            }
+        }
+    }
+    return count;
 }
 
 int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace) {

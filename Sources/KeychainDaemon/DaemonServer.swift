@@ -9,8 +9,8 @@ import Glibc
 
 /// Accepts clients on the listening socket and serves each on its own thread: refuse a peer of
 /// another user than the socket's (`SO_PEERCRED`) before reading anything, then read a frame,
-/// decide nothing twice (the caller was identified when it connected), carry the request out,
-/// write the answer.
+/// decide nothing twice (the caller was identified when it connected, and every byte read must
+/// have been written by that process), carry the request out, write the answer.
 ///
 /// A client is independent of the others: one that sends a frame over the limit or a frame that
 /// does not decode gets an error answer and is disconnected; one that stops reading blocks only
@@ -54,6 +54,9 @@ final class DaemonServer: Sendable {
         }
     }
 
+    /// The answer to bytes written by another process than the one that connected.
+    static let foreignSender = KeychainError(.authFailed, "the request was written by another process than the one that connected; each process connects itself")
+
     /// Serves one client until it disconnects or misbehaves.
     private func serve(_ client: UnixSocket) {
         var timeout = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
@@ -79,7 +82,15 @@ final class DaemonServer: Sendable {
             var payload: Data
             do {
                 guard let next = try ServiceMessageCoding.nextPayload(from: &buffer) else {
-                    guard try client.receive(into: &buffer) else { return }
+                    guard let sender = try client.receiveWithSender(into: &buffer) else { return }
+                    guard sender.pid == caller.pid && sender.uid == caller.uid else {
+                        // Another process writes on the caller's connection (a child it forked, a
+                        // process it passed the socket to): it would speak with the caller's
+                        // access, so nothing it sent is carried out. (One given the caller's pid
+                        // after the caller exited is refused by every request's liveness check.)
+                        try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(Self.foreignSender)))
+                        return
+                    }
                     continue
                 }
                 payload = next

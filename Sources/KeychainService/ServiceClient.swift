@@ -17,7 +17,9 @@ public final class ServiceClient: Sendable {
     /// The socket's path.
     public let socketPath: String
     private let startsDaemon: Bool
-    private let idleConnections = Mutex<[UnixSocket]>([])
+    /// Connections kept for the next call, and the process they belong to: the daemon serves a
+    /// connection only to the process that made it, so a child after `fork` makes its own.
+    private let idleConnections = Mutex<(owner: Int32, sockets: [UnixSocket])>((getpid(), []))
 
     init(socketPath: String, startsDaemon: Bool) {
         self.socketPath = socketPath
@@ -89,7 +91,7 @@ public final class ServiceClient: Sendable {
         guard case .status(let status)? = try? send(request),
             let pid = status.daemonProcess
         else { return }
-        idleConnections.withLock { $0.removeAll() }
+        idleConnections.withLock { $0.sockets.removeAll() }
         kill(pid, SIGTERM)
         for _ in 0..<1_000 {
             guard (try? UnixSocket.connect(to: socketPath)) != nil else { return }
@@ -130,16 +132,25 @@ public final class ServiceClient: Sendable {
         }
     }
 
-    /// An idle connection, or a new one.
+    /// An idle connection of this process, or a new one.
     private func takeConnection() throws -> UnixSocket {
-        if let idle = idleConnections.withLock({ $0.popLast() }) { return idle }
-        return try connect()
+        let process = getpid()
+        let idle = idleConnections.withLock { idle -> UnixSocket? in
+            if idle.owner != process {
+                // Inherited across `fork`: the parent's to use, not this child's (closing the
+                // child's copies leaves the parent's open).
+                idle = (process, [])
+            }
+            return idle.sockets.popLast()
+        }
+        return try idle ?? connect()
     }
 
     /// Keeps `connection` for the next call (a few at most).
     private func checkIn(_ connection: UnixSocket) {
+        let process = getpid()
         idleConnections.withLock { idle in
-            if idle.count < 16 { idle.append(connection) }
+            if idle.owner == process && idle.sockets.count < 16 { idle.sockets.append(connection) }
         }
     }
 

@@ -36,12 +36,14 @@ public enum ServiceFrame {
         header.append(contentsOf: [0, 0, 0, 0])
         var writer = WireWriter(prefix: header)
         try write(&writer)
-        let size = writer.data.count - headerSize
+        let size = writer.count - headerSize
         guard size <= maximumPayloadSize else {
             writer.wipe()
             throw WireError(.frameTooLarge, "a message is larger than the \(maximumPayloadSize >> 20) MiB frame limit")
         }
         writer.patch(UInt32(size), at: 4)
+        // The one copy out of the writer (whose blocks are zeroed as it is released): the frame,
+        // which the sender zeroes once sent.
         return writer.data
     }
 

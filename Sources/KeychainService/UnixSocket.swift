@@ -1,3 +1,4 @@
+import CLinuxSupport
 import Foundation
 import KeychainCrypto
 
@@ -50,9 +51,28 @@ public final class UnixSocket: @unchecked Sendable {
     /// Reads what is available (waiting for at least one byte) into `buffer`; returns false at
     /// the end of the stream.
     public func receive(into buffer: inout Data, maximum: Int = 65_536) throws -> Bool {
+        try receive(into: &buffer, maximum: maximum) { recv(descriptor, $0, $1, 0) }
+    }
+
+    /// Reads what one process sent (waiting for at least one byte) into `buffer`, on a socket
+    /// accepted from a `UnixListener` (which asks the kernel for senders' credentials); returns
+    /// who sent it, or nil at the end of the stream.
+    ///
+    /// The kernel stamps every write with the writing process and never joins the writes of two
+    /// processes in one read, so a process that shares this connection (by `fork` or descriptor
+    /// passing) is told apart from the one that connected.
+    public func receiveWithSender(into buffer: inout Data, maximum: Int = 65_536) throws -> MessageSender? {
+        var sender = MessageSender(pid: -1, uid: UInt32.max)
+        let more = try receive(into: &buffer, maximum: maximum) { chunk, length in
+            clinux_receive_with_sender(descriptor, chunk, length, &sender.pid, &sender.uid)
+        }
+        return more ? sender : nil
+    }
+
+    private func receive(into buffer: inout Data, maximum: Int, _ call: (UnsafeMutableRawPointer, Int) -> Int) throws -> Bool {
         try withUnsafeTemporaryAllocation(byteCount: maximum, alignment: 16) { chunk in
             while true {
-                let count = recv(descriptor, chunk.baseAddress, maximum, 0)
+                let count = call(chunk.baseAddress!, maximum)
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw SocketError(errno: errno, operation: "recv")
@@ -94,6 +114,15 @@ public final class UnixSocket: @unchecked Sendable {
     }
 }
 
+/// The process that wrote bytes read from a socket, as the kernel recorded it.
+public struct MessageSender: Equatable, Sendable {
+    /// The writer's process id in the reader's pid namespace; -1 when the bytes carried no
+    /// credentials.
+    public var pid: Int32
+    /// The writer's user id; `UInt32.max` when the bytes carried no credentials.
+    public var uid: UInt32
+}
+
 /// A failed socket call.
 public struct SocketError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The `errno` value.
@@ -128,6 +157,7 @@ public final class UnixListener: @unchecked Sendable {
             try UnixSocket.withAddress(path) { address, length in
                 guard bind(descriptor, address, length) == 0 else { throw SocketError(errno: errno, operation: "bind") }
             }
+            guard clinux_pass_credentials(descriptor) == 0 else { throw SocketError(errno: errno, operation: "setsockopt(SO_PASSCRED)") }
             guard listen(descriptor, backlog) == 0 else { throw SocketError(errno: errno, operation: "listen") }
         } catch {
             close(descriptor)
@@ -141,6 +171,7 @@ public final class UnixListener: @unchecked Sendable {
     public init(inheritedDescriptor: Int32) {
         descriptor = inheritedDescriptor
         _ = fcntl(inheritedDescriptor, F_SETFD, FD_CLOEXEC)
+        _ = clinux_pass_credentials(inheritedDescriptor)
         path = nil
     }
 
@@ -152,6 +183,8 @@ public final class UnixListener: @unchecked Sendable {
         let client = Glibc.accept(descriptor, nil, nil)
         guard client >= 0 else { return nil }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        // Inherited from the listener; set again for a listener adopted from systemd.
+        _ = clinux_pass_credentials(client)
         return UnixSocket(descriptor: client)
     }
 }

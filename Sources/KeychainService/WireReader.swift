@@ -36,9 +36,12 @@ public struct WireReader {
     /// Runs `body` over the next `count` bytes and moves past them.
     private mutating func take<R>(_ count: Int, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         guard count >= 0, count <= remaining else { throw WireError(.truncated, "a field runs past the end of the message") }
-        let range = offset..<(offset + count)
+        let start = offset - data.startIndex
         offset += count
-        return try data[range].withUnsafeBytes(body)
+        // The bytes borrowed in place: no `Data` slice is made per field.
+        return try data.withUnsafeBytes { all in
+            try body(UnsafeRawBufferPointer(rebasing: all[start..<(start + count)]))
+        }
     }
 
     /// The next byte.

@@ -5,26 +5,40 @@ import KeychainCrypto
 /// and UTF-8 text, a presence byte before optional values and a 32-bit count before arrays
 /// (the layout `docs/keychaind-protocol.md` describes; `WireReader` reads it back).
 ///
-/// A message can hold secrets: `wipe()` zeroes what was written once it has been sent.
+/// A message can hold secrets: the bytes are kept in a `WireBuffer`, which zeroes every block it
+/// frees; `wipe()` zeroes what was written once it has been sent.
 public struct WireWriter: Sendable {
-    /// The bytes written so far.
-    public private(set) var data: Data
+    private let buffer: WireBuffer
+
+    /// The bytes written so far, as a copy (which the caller zeroes if it holds a secret).
+    public var data: Data { buffer.withUnsafeBytes { Data($0) } }
+
+    /// The number of bytes written so far.
+    public var count: Int { buffer.count }
 
     /// An empty writer.
-    public init() { data = Data() }
+    public init() { buffer = WireBuffer() }
 
     /// A writer whose output starts with `prefix` (a frame header to patch later).
-    init(prefix: Data) { data = prefix }
+    init(prefix: Data) {
+        buffer = WireBuffer()
+        prefix.withUnsafeBytes { buffer.append($0) }
+    }
+
+    /// Lends the bytes written to `body`.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try buffer.withUnsafeBytes(body)
+    }
 
     /// Appends one byte.
-    public mutating func u8(_ value: UInt8) { data.append(value) }
+    public mutating func u8(_ value: UInt8) { buffer.append(value) }
 
     /// Appends a flag as one byte, 1 or 0.
-    public mutating func bool(_ value: Bool) { data.append(value ? 1 : 0) }
+    public mutating func bool(_ value: Bool) { buffer.append(value ? 1 : 0) }
 
     /// Appends a big-endian fixed-width integer.
     public mutating func integer<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
+        Swift.withUnsafeBytes(of: value.bigEndian) { buffer.append($0) }
     }
 
     /// Appends a signed count or size as 8 bytes.
@@ -36,10 +50,10 @@ public struct WireWriter: Sendable {
 
     /// Appends a 32-bit length, then the bytes.
     public mutating func bytes<Bytes: ContiguousBytes>(_ value: Bytes) {
-        value.withUnsafeBytes { buffer in
+        value.withUnsafeBytes { bytes in
             // A field past 4 GiB is written with a wrong length, and its frame is refused as too large.
-            integer(UInt32(clamping: buffer.count))
-            data.append(contentsOf: buffer)
+            integer(UInt32(clamping: bytes.count))
+            buffer.append(bytes)
         }
     }
 
@@ -63,15 +77,13 @@ public struct WireWriter: Sendable {
     }
 
     /// Appends bytes as they are, without a length (a payload already encoded).
-    mutating func raw(_ value: Data) { data.append(value) }
+    mutating func raw(_ value: Data) { value.withUnsafeBytes { buffer.append($0) } }
 
     /// Overwrites what was written with zeroes (a message that carried a secret, once sent).
-    public mutating func wipe() { data.wipe() }
+    public mutating func wipe() { buffer.wipe() }
 
     /// Overwrites 4 bytes at `offset` with a big-endian `value` (a frame's length).
     mutating func patch(_ value: UInt32, at offset: Int) {
-        withUnsafeBytes(of: value.bigEndian) { source in
-            data.replaceSubrange((data.startIndex + offset)..<(data.startIndex + offset + 4), with: source)
-        }
+        Swift.withUnsafeBytes(of: value.bigEndian) { buffer.overwrite(at: offset, with: $0) }
     }
 }

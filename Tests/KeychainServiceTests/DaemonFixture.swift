@@ -77,8 +77,8 @@ final class DaemonFixture {
     /// Runs `executable` with `arguments` in the fixture's environment.
     func run(_ executable: String, _ arguments: [String], input: String = "") throws -> Run {
         let output = root + "/out-\(UUID().uuidString)", errors = root + "/err-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: output, contents: nil)
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         let inputPipe = Pipe()
         let process = try ExecutableFile.launch {
             let process = Process()

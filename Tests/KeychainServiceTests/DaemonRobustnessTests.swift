@@ -146,4 +146,60 @@ struct DaemonRobustnessTests {
         let info = try fixture.security("show-keychain-info")
         #expect(info.output == "held by keychaind (pid \(pid)): unlocked (no password)\n")
     }
+
+    @Test("bytes written on a caller's connection by another process (a forked child) are refused and the connection closes")
+    func anotherProcessOnTheConnection() throws {
+        let fixture = try DaemonFixture()
+        #expect(try fixture.app(DaemonFixture.testClient, "add", "svc", "me", "v") == "0")
+        let request = ServiceRequest(keychainPath: fixture.dataHome + "/swift-keychain/" + KeychainLocation.defaultKeychainName, operation: .status)
+        let frame = try ServiceMessageCoding.frame(request)
+        // The process that connects sends once and is answered; then a child it forks writes the
+        // same request on the same connection; the parent reads what follows until the end.
+        let script = """
+            use Socket; use POSIX ();
+            socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
+            connect($s, pack_sockaddr_un($ARGV[0])) or die "connect: $!";
+            my $frame = pack("H*", $ARGV[1]);
+            # A daemon that never answers or never closes ends the reads after 10 s (signals such
+            # as SIGALRM are blocked in children of the test runner).
+            setsockopt($s, SOL_SOCKET, SO_RCVTIMEO, pack("l!l!", 10, 0)) or die "setsockopt: $!";
+            sub frame_from { my $data = ''; while (length($data) < 8 || length($data) < 8 + unpack("N", substr($data, 4, 4))) {
+                sysread($s, my $chunk, 65536) or die "closed\n"; $data .= $chunk; } return $data; }
+            syswrite($s, $frame) or die "write: $!";
+            print "connector ", unpack("H*", frame_from()), "\n";
+            my $child = fork(); die "fork: $!" unless defined $child;
+            if ($child == 0) { syswrite($s, $frame); POSIX::_exit(0); }
+            waitpid($child, 0);
+            my $rest = ''; while (sysread($s, my $chunk, 65536)) { $rest .= $chunk; }
+            print "after ", unpack("H*", $rest), "\n";
+            """
+        let run = try fixture.run("/usr/bin/perl", ["-e", script, fixture.socket, WireVectorTests.hex(frame)])
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n")
+        try #require(lines.count == 2, "\(run.output)")
+        var first = WireVectorTests.bytes(String(lines[0].dropFirst("connector ".count)))
+        guard case .status? = try ServiceMessageCoding.nextPayload(from: &first).map(ServiceMessageCoding.response(fromPayload:)) else {
+            Issue.record("the process that connected was not served: \(lines[0])")
+            return
+        }
+        // The child's request: refused with errSecAuthFailed, then the end of the stream (the
+        // loop above reads until the daemon closes the connection).
+        var after = WireVectorTests.bytes(String(lines[1].dropFirst("after ".count)))
+        let refusal = try ServiceMessageCoding.nextPayload(from: &after).map(ServiceMessageCoding.response(fromPayload:))
+        guard case .failure(let error)? = refusal else {
+            Issue.record("the child's request was not refused: \(lines[1])")
+            return
+        }
+        #expect(error.code == .authFailed)
+        #expect(after.isEmpty)
+        #expect(try Self.stillServes(fixture, "after-fork"))
+    }
+
+    @Test("a program that forks keeps working: the child makes its own connection, the parent keeps its own")
+    func forkedChildConnectsItself() throws {
+        let fixture = try DaemonFixture()
+        #expect(try fixture.app(DaemonFixture.testClient, "add", "svc", "me", "v") == "0")
+        let lines = try fixture.app(DaemonFixture.testClient, "find-around-fork", "svc", "me").split(separator: "\n")
+        #expect(lines == ["0 v", "0 v", "0 v"])
+    }
 }

@@ -5,6 +5,9 @@
 //   keychain-test-client add <service> <account> <secret> [access-group]
 //   keychain-test-client find <service> <account> [access-group]
 //   keychain-test-client count <service>
+//   keychain-test-client find-around-fork <service> <account>
+//       finds the item, forks a child that finds it, then finds it again once the child is done
+//       (one line each: parent, child, parent).
 import Foundation
 import Security
 
@@ -36,6 +39,25 @@ case ("count", 2):
     var result: CFTypeRef?
     let status = SecItemCopyMatching(search as CFDictionary, &result)
     print(status, (result as? [Any])?.count ?? 0)
+case ("find-around-fork", 3):
+    func find() -> String {
+        var search = query(service: arguments[1], account: arguments[2], group: nil)
+        search[kSecReturnData as String] = true
+        var result: CFTypeRef?
+        let status = SecItemCopyMatching(search as CFDictionary, &result)
+        return "\(status) " + ((result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "")
+    }
+    // Unbuffered: nothing written before the fork is written twice.
+    func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    say(find())
+    let child = fork()
+    if child == 0 {
+        say(find())
+        _exit(0)
+    }
+    var status: Int32 = 0
+    waitpid(child, &status, 0)
+    say(find())
 default:
     FileHandle.standardError.write(Data("usage: keychain-test-client add|find|count …\n".utf8))
     exit(2)

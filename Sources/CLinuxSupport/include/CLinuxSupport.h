@@ -26,6 +26,18 @@ int clinux_set_not_dumpable(void);
 /// otherwise stay open as long as the daemon lives). Returns the pid, or -1 with errno.
 pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]);
 
+/// Asks the kernel to attach the sending process's credentials to every message received on
+/// `socket` (SO_PASSCRED; a listening socket passes it on to the connections it accepts).
+/// Returns 0 or -1 with errno.
+int clinux_pass_credentials(int socket);
+
+/// Receives at most `length` bytes from a Unix stream socket that passes credentials. The bytes
+/// of one call come from one sending process (the kernel does not join writes of different
+/// senders): its pid and uid, in the receiver's namespaces, are stored in `sender_pid` and
+/// `sender_uid`, or -1 and (uid_t)-1 when the message carried none. Returns the byte count, 0 at
+/// the end of the stream, -1 with errno.
+ssize_t clinux_receive_with_sender(int socket, void *buffer, size_t length, pid_t *sender_pid, uid_t *sender_uid);
+
 /// Makes the process (every thread) `uid`:`gid` with `gid` as its only group, for good: real,
 /// effective and saved ids all changed, no new privileges on exec, no ambient capabilities, and
 /// the bounding set emptied. With `keep_ptrace` it keeps exactly CAP_SYS_PTRACE (permitted and

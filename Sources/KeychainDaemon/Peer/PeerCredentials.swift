@@ -5,8 +5,9 @@ import KeychainCore
 /// recorded when it connected (`SO_PEERCRED`), held by a pidfd where the kernel offers one
 /// (`PeerProcess` says how a recycled pid is ruled out), and the executable it runs.
 ///
-/// The credentials are those of the process that called `connect`; a process that shares the
-/// socket with another (by `fork` or descriptor passing) speaks for that one too.
+/// The credentials are those of the process that called `connect`. A process that shares the
+/// socket (by `fork` or descriptor passing) does not speak for it: the daemon reads every request
+/// with its writer's credentials and closes a connection another process writes on.
 public final class PeerCredentials: Sendable {
     /// The process id, in the daemon's pid namespace.
     public let pid: Int32

@@ -18,6 +18,55 @@ struct ProcessMemoryScanner {
         return (Int(scope.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 3) <= 1
     }
 
+    /// System calls a thread of a daemon waits in when it has nothing to do: accepting or
+    /// receiving on a socket, waiting on a lock or a signal, sleeping (x86-64 numbers).
+    static let idleSystemCalls: Set<Int> = [0, 7, 23, 34, 35, 43, 45, 47, 61, 128, 130, 202, 230, 232, 270, 271, 281, 288]
+
+    /// Stops `pid` (SIGSTOP) at a moment when every one of its threads waits in a system call of
+    /// `idleSystemCalls`: work it was still doing after its last answer (zeroing what it sent,
+    /// say) is then finished. A stop that finds a thread in user space or in another call is
+    /// undone (SIGCONT) and tried again a little later.
+    ///
+    /// - Throws: `ChildProcessError` when the process never reaches such a moment.
+    static func stopWhenIdle(_ pid: Int32, attempts: Int = 3_000) throws {
+        for _ in 0..<attempts {
+            kill(pid, SIGSTOP)
+            if allThreadsStopped(pid), threadsWaitIdle(pid) { return }
+            kill(pid, SIGCONT)
+            usleep(2_000)
+        }
+        throw ChildProcessError("process \(pid) never became idle")
+    }
+
+    /// Whether every thread of `pid` has taken the stop (state `T`), waiting for it a moment.
+    private static func allThreadsStopped(_ pid: Int32) -> Bool {
+        for _ in 0..<1_000 {
+            let states = threads(of: pid).compactMap { tid -> Character? in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { return nil }
+                return stat[stat.index(close, offsetBy: 2)...].first
+            }
+            if !states.isEmpty && states.allSatisfy({ $0 == "T" || $0 == "t" }) { return true }
+            usleep(500)
+        }
+        return false
+    }
+
+    /// Whether every thread of the stopped `pid` waits in an idle system call.
+    private static func threadsWaitIdle(_ pid: Int32) -> Bool {
+        threads(of: pid).allSatisfy { tid in
+            guard let call = try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/syscall", encoding: .utf8),
+                let number = call.split(separator: " ").first.flatMap({ Int($0) })
+            else { return false }  // "running", or -1: in user space
+            return idleSystemCalls.contains(number)
+        }
+    }
+
+    private static func threads(of pid: Int32) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    }
+
     /// Where copies of `secret` start, with the mapping (a `/proc/<pid>/maps` line) each lies in.
     func copies(of secret: [UInt8]) throws -> [(address: UInt, mapping: String)] {
         precondition(secret.count >= 32)
