@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -107,4 +109,32 @@ ssize_t clinux_receive_with_sender(int socket, void *buffer, size_t length, pid_
         }
     }
     return count;
+}
+
+int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace) {
+    // The bounding set, while CAP_SETPCAP is still effective: nothing but CAP_SYS_PTRACE (kept)
+    // can ever come back, not even through an exec.
+    for (int cap = 0; cap <= 63; cap++) {
+        if (keep_ptrace && cap == CAP_SYS_PTRACE) continue;
+        int present = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+        if (present < 0) break;  // past the kernel's last capability
+        if (present == 1 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) return errno;
+    }
+    if (prctl(PR_SET_KEEPCAPS, keep_ptrace ? 1 : 0, 0, 0, 0) != 0) return errno;
+    if (setgroups(1, &gid) != 0) return errno;
+    if (setresgid(gid, gid, gid) != 0) return errno;
+    if (setresuid(uid, uid, uid) != 0) return errno;
+    if (keep_ptrace) {
+        // setresuid left the permitted set (KEEPCAPS) and cleared the effective one: keep
+        // CAP_SYS_PTRACE alone in both.
+        struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+        struct __user_cap_data_struct data[2] = { { 0, 0, 0 }, { 0, 0, 0 } };
+        data[CAP_TO_INDEX(CAP_SYS_PTRACE)].effective = CAP_TO_MASK(CAP_SYS_PTRACE);
+        data[CAP_TO_INDEX(CAP_SYS_PTRACE)].permitted = CAP_TO_MASK(CAP_SYS_PTRACE);
+        if (syscall(SYS_capset, &header, data) != 0) return errno;
+        if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) != 0) return errno;
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+    return 0;
 }

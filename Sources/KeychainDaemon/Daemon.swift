@@ -15,12 +15,10 @@ public enum Daemon {
     ///
     /// Without `--foreground` this process only starts the daemon: it runs itself again with
     /// `--foreground` in a new session (detached from the terminal) and returns once the socket
-    /// answers, as a client that starts the daemon expects.
+    /// answers, as a client that starts the daemon expects. `--system` runs `SystemDaemon`, always
+    /// in the foreground (a service manager starts it).
     public static func run(_ options: DaemonOptions) -> Int32 {
-        if options.system {
-            log("system mode is not available yet")
-            return 69
-        }
+        if options.system { return SystemDaemon.run(options) }
         guard options.foreground else { return DaemonStart.detach(options) }
         harden()
         TerminationSignals.exitNormallyOnTermination()

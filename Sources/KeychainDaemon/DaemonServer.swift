@@ -7,7 +7,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Accepts clients on the listening socket and serves each on its own thread: read a frame,
+/// Accepts clients on the listening socket and serves each on its own thread: refuse a peer of
+/// another user than the socket's (`SO_PEERCRED`) before reading anything, then read a frame,
 /// decide nothing twice (the caller was identified when it connected, and every byte read must
 /// have been written by that process), carry the request out, write the answer.
 ///
@@ -67,6 +68,11 @@ final class DaemonServer: Sendable {
         } catch {
             let failure = (error as? KeychainError) ?? KeychainError(.missingEntitlement, "the caller could not be identified")
             try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(failure)))
+            return
+        }
+        // A socket serves one user: a peer of another user is refused before any request.
+        guard caller.uid == handler.policy.expectedUID else {
+            try? client.send(ServiceMessageCoding.frame(ServiceResponse.failure(KeychainError(.authFailed, "the caller belongs to another user"))))
             return
         }
         let callers = CallerCache()

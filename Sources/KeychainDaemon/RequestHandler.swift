@@ -14,6 +14,9 @@ struct RequestHandler: Sendable {
     let policy: CallerPolicy
     /// The keychains held, and the files they were found in.
     let held = HeldKeychains()
+    /// System mode: the only directory whose keychains (and backups) this connection's user may
+    /// name; nil in user mode, where the files are the user's own anyway.
+    var confinement: UserKeychainDirectory? = nil
 
     func handle(_ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache()) -> ServiceResponse {
         do {
@@ -28,6 +31,7 @@ struct RequestHandler: Sendable {
     private func perform(_ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache) throws -> ServiceResponse {
         let path = request.keychainPath
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the keychain path must be absolute") }
+        try confinement?.requireInside(path)
         // The registry of the keychain named decides a registered program's groups; a keychain
         // not open yet (being created or opened) has none to offer.
         // The process that connected must still be the one at this pid (a kept answer must not
@@ -56,6 +60,7 @@ struct RequestHandler: Sendable {
             return .done
         case .registerProgram(let executable, let entitlements):
             try requireAdministrator(caller)
+            try confinement?.requireOutsideState(executable)
             let program = try RegisteredProgram(executablePath: executable, entitlementsFile: entitlements) { file in
                 try ExecutableIdentity.of(file: file, digests: policy.digests).digest
             }
@@ -113,9 +118,11 @@ struct RequestHandler: Sendable {
             return .done
         case .backup(let path, let password):
             try requireAdministrator(caller)
+            try confinement?.requireInside(path)
             return .backup(try keychain.backup(to: path, password: password))
         case .restore(let path, let password):
             try requireAdministrator(caller)
+            try confinement?.requireInside(path)
             return .restore(try held.changingKeybag(of: keychain.path) { try keychain.restore(from: path, password: password) })
         case .open, .create, .deleteKeychain, .registerProgram, .registeredPrograms, .removeProgram:
             throw KeychainError(.internal, "the request was routed to the wrong handler")

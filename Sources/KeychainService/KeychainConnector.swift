@@ -74,6 +74,8 @@ public enum KeychainConnector {
             return .embedded
         case .daemon:
             return .daemon(try ServiceClient.shared(startingIfNeeded: true))
+        case .system:
+            return .daemon(try ServiceClient.system())
         case .automatic:
             return automaticRoute.withLock { chosen in
                 if let chosen { return chosen }

@@ -32,7 +32,18 @@ public final class ServiceClient: Sendable {
     /// - Parameter startingIfNeeded: start `keychaind` when none listens (see `DaemonLauncher`).
     /// - Throws: `.notAvailable` when no daemon answers and none can be started.
     public static func shared(startingIfNeeded: Bool) throws -> ServiceClient {
-        let path = ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.userSocket
+        try shared(socket: ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.userSocket, startingIfNeeded: startingIfNeeded)
+    }
+
+    /// The client of the system daemon (`keychaind --system`): `KEYCHAIND_SOCKET`, else the
+    /// user's socket in `/run/swift-keychain/<uid>/`. It never starts a daemon.
+    ///
+    /// - Throws: `.notAvailable` when the system daemon does not answer.
+    public static func system() throws -> ServiceClient {
+        try shared(socket: ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.systemSocket(for: getuid()), startingIfNeeded: false)
+    }
+
+    private static func shared(socket path: String, startingIfNeeded: Bool) throws -> ServiceClient {
         if let client = clients.withLock({ $0[path] }) { return client }
         let client = ServiceClient(socketPath: path, startsDaemon: startingIfNeeded)
         client.checkIn(try client.connect())

@@ -22,16 +22,17 @@ public enum ServiceLocation {
     /// The socket's file name in its directory.
     public static let socketName = "keychaind.sock"
 
-    /// The directory of the system daemon's sockets, one per user (`<uid>.sock`).
+    /// The system daemon's default runtime directory: one directory per user served,
+    /// `<uid>/keychaind.sock` in it.
     public static let systemDirectory = "/run/swift-keychain"
 
-    /// The system daemon's socket for `uid`.
-    public static func systemSocket(for uid: uid_t) -> String {
-        (systemDirectory as NSString).appendingPathComponent("\(uid).sock")
+    /// The system daemon's socket for `uid` in the runtime directory `directory`.
+    public static func systemSocket(for uid: uid_t, in directory: String = systemDirectory) -> String {
+        ((directory as NSString).appendingPathComponent("\(uid)") as NSString).appendingPathComponent(socketName)
     }
 
-    /// The environment variable that chooses the mode (`embedded` or `daemon`).
-    public static let modeVariable = "KEYCHAIN_MODE"
+    /// The environment variable that chooses the mode (`embedded`, `daemon`, `system` or `auto`).
+    public static let modeVariable = KeychainLocation.modeVariable
 
     /// The environment variable that names a socket to use instead of the default ones.
     public static let socketVariable = "KEYCHAIND_SOCKET"
@@ -47,19 +48,24 @@ public enum ServiceLocation {
         case daemon
         /// Through `keychaind` when one is reachable or can be started, else in this process.
         case automatic
+        /// Through the system daemon (`keychaind --system`) on the user's socket, always: the
+        /// keychains are in the daemon's state directory, which the client never opens and
+        /// where it never starts a daemon (errSecNotAvailable when none answers).
+        case system
     }
 
     /// The mode `KEYCHAIN_MODE` asks for.
     ///
-    /// - Throws: `.param` for a value other than `embedded`, `daemon` or `auto` (a typo must not
-    ///   silently choose a mode).
+    /// - Throws: `.param` for a value other than `embedded`, `daemon`, `system` or `auto` (a typo
+    ///   must not silently choose a mode).
     public static func requestedMode() throws -> Mode {
         // Read on every SecItem call: compared in place, without making a String.
         guard let value = getenv(modeVariable), value.pointee != 0 else { return .automatic }
         if strcmp(value, "embedded") == 0 { return .embedded }
         if strcmp(value, "daemon") == 0 { return .daemon }
         if strcmp(value, "auto") == 0 { return .automatic }
-        throw KeychainError(.param, "\(modeVariable) must be embedded, daemon or auto")
+        if strcmp(value, "system") == 0 { return .system }
+        throw KeychainError(.param, "\(modeVariable) must be embedded, daemon, system or auto")
     }
 
     /// A non-empty environment variable.

@@ -2,8 +2,9 @@ import Foundation
 import KeychainCore
 
 /// The user's keychain preferences, as macOS keeps them in `com.apple.security.plist`: the
-/// keychain search list and the default keychain. They live in
-/// `<keychain directory>/preferences.plist` and concern the `security` command only:
+/// keychain search list and the default keychain. They live in the user's own
+/// `<keychain directory>/preferences.plist` (`KeychainLocation.userDirectory`, also in system
+/// mode, where the keychains are the system daemon's) and concern the `security` command only:
 /// `SecItem…` always uses the login keychain, as Apple's data-protection keychain ignores them.
 ///
 /// The file is a keychain file like the others: it is read only when it and the directory are
@@ -14,7 +15,7 @@ enum KeychainPreferences {
     private static let defaultKeychainKey = "DefaultKeychain"
 
     /// The preference file.
-    static var path: String { (KeychainLocation.directory as NSString).appendingPathComponent(KeychainLocation.preferencesFileName) }
+    static var path: String { (KeychainLocation.userDirectory as NSString).appendingPathComponent(KeychainLocation.preferencesFileName) }
 
     /// The default keychain: the one set with `default-keychain -s`, else the login keychain.
     ///
@@ -66,7 +67,7 @@ enum KeychainPreferences {
     /// The preferences; empty when there is no file or it is not a property list.
     private static func read() throws -> [String: Any] {
         guard let data = try FileSystem.readPrivate(path, role: .preferences) else { return [:] }
-        try FileSystem.requirePrivateDirectory(KeychainLocation.directory)
+        try FileSystem.requirePrivateDirectory(KeychainLocation.userDirectory)
         guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
             return [:]
         }
@@ -78,7 +79,7 @@ enum KeychainPreferences {
     private static func write(_ preferences: [String: Any]) throws {
         do {
             let data = try PropertyListSerialization.data(fromPropertyList: preferences, format: .xml, options: 0)
-            try FileSystem.makePrivateDirectory(KeychainLocation.directory)
+            try FileSystem.makePrivateDirectory(KeychainLocation.userDirectory)
             try FileSystem.replaceAtomically(path, contents: data, role: .preferences)
         } catch let error as KeychainError where error.code == .writePermission {
             throw error

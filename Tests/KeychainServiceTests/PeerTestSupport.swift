@@ -158,16 +158,8 @@ func fileIdentity(_ path: String) throws -> (device: UInt64, inode: UInt64) {
 
 /// A system user for tests that need a peer of another user (created once; needs root).
 func otherTestUser() throws -> (uid: UInt32, gid: UInt32) {
-    let name = "kc-peer-test"
-    if getpwnam(name) == nil {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
-        process.arguments = ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name]
-        try process.run()
-        process.waitUntilExit()
-    }
-    let entry = try #require(getpwnam(name))
-    return (entry.pointee.pw_uid, entry.pointee.pw_gid)
+    let user = try TestUser.named("kc-peer-test")
+    return (user.uid, user.gid)
 }
 
 /// The status `body` ends with: nil when it returns, the code of the `KeychainError` it throws,

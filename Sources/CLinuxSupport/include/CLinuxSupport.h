@@ -38,4 +38,11 @@ int clinux_pass_credentials(int socket);
 /// the end of the stream, -1 with errno.
 ssize_t clinux_receive_with_sender(int socket, void *buffer, size_t length, pid_t *sender_pid, uid_t *sender_uid);
 
+/// Makes the process (every thread) `uid`:`gid` with `gid` as its only group, for good: real,
+/// effective and saved ids all changed, no new privileges on exec, no ambient capabilities, and
+/// the bounding set emptied. With `keep_ptrace` it keeps exactly CAP_SYS_PTRACE (permitted and
+/// effective, in the bounding set), and no other capability. Call as root, before any other
+/// thread starts. Returns 0 or an errno.
+int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace);
+
 #endif

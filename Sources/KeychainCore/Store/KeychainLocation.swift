@@ -6,16 +6,54 @@ public enum KeychainLocation {
     /// The default keychain's file name.
     public static let defaultKeychainName = "login.keychain-db"
 
-    /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`.
+    /// The user's keychain directory: in system mode (`KEYCHAIN_MODE=system`) the system
+    /// daemon's directory for the calling user (`systemDirectory(for:)`), otherwise
+    /// `userDirectory`.
     public static var directory: String {
+        isSystemMode ? systemDirectory(for: getuid()) : userDirectory
+    }
+
+    /// `$XDG_DATA_HOME/swift-keychain`, else `~/.local/share/swift-keychain`: the user's own
+    /// directory, where the user's keychains are outside system mode and where the `security`
+    /// command keeps its preferences in every mode.
+    public static var userDirectory: String {
         let base = FileSystem.environment("XDG_DATA_HOME")
             ?? ((FileSystem.environment("HOME") ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/share")
         return (base as NSString).appendingPathComponent("swift-keychain")
     }
 
-    /// The default keychain's database path (recomputed only when `XDG_DATA_HOME` or `HOME` change).
+    /// The environment variable that chooses how a client reaches its keychains (`embedded`,
+    /// `daemon`, `system` or `auto`).
+    public static let modeVariable = "KEYCHAIN_MODE"
+
+    /// The environment variable naming the system daemon's state directory for clients, when it
+    /// is not `defaultSystemStateDirectory` (the daemon's `--state-directory`).
+    public static let systemStateVariable = "KEYCHAIND_STATE_DIRECTORY"
+
+    /// Where the system daemon (`keychaind --system`) keeps every user's keychains by default.
+    public static let defaultSystemStateDirectory = "/var/lib/swift-keychain"
+
+    /// Whether `KEYCHAIN_MODE` is `system`: the keychains are the system daemon's, which a client
+    /// never opens itself.
+    public static var isSystemMode: Bool {
+        guard let value = FileSystem.environmentBytes(modeVariable) else { return false }
+        return strcmp(value, "system") == 0
+    }
+
+    /// The system daemon's directory of the keychains of `uid`: `<state directory>/<uid>`, the
+    /// state directory being `KEYCHAIND_STATE_DIRECTORY`, else `/var/lib/swift-keychain`.
+    public static func systemDirectory(for uid: uid_t) -> String {
+        let state = FileSystem.environment(systemStateVariable) ?? defaultSystemStateDirectory
+        return (state as NSString).appendingPathComponent("\(uid)")
+    }
+
+    /// The default keychain's database path (recomputed only when `XDG_DATA_HOME`, `HOME`,
+    /// `KEYCHAIN_MODE` or `KEYCHAIND_STATE_DIRECTORY` change).
     public static var defaultKeychainPath: String {
-        let environment = [FileSystem.environment("XDG_DATA_HOME"), FileSystem.environment("HOME")]
+        let environment = [
+            FileSystem.environment("XDG_DATA_HOME"), FileSystem.environment("HOME"),
+            FileSystem.environment(modeVariable), FileSystem.environment(systemStateVariable),
+        ]
         return lastDefault.withLock { last in
             if let last, last.environment == environment { return last.path }
             let path = (directory as NSString).appendingPathComponent(defaultKeychainName)
@@ -29,7 +67,7 @@ public enum KeychainLocation {
     /// The environment variables the default keychain's path depends on, as they were when taken,
     /// compared with the current ones without building strings.
     struct Environment: Sendable {
-        private static let names = ["XDG_DATA_HOME", "HOME"]
+        private static let names = ["XDG_DATA_HOME", "HOME", KeychainLocation.modeVariable, KeychainLocation.systemStateVariable]
         private let values: [[CChar]?]
 
         /// The variables' current values.
