@@ -8,10 +8,16 @@ public enum ServiceLocation {
     /// `/tmp/swift-keychain-<uid>` (a runtime directory is per user and private; the fallback is
     /// created 0700 and refused if another user owns it).
     public static var userDirectory: String {
-        if let runtime = environment("XDG_RUNTIME_DIR"), runtime.hasPrefix("/") {
-            return (runtime as NSString).appendingPathComponent("swift-keychain")
+        userDirectory(runtimeDirectory: environment("XDG_RUNTIME_DIR"), uid: getuid())
+    }
+
+    /// The per-user daemon's socket directory for a runtime directory (`XDG_RUNTIME_DIR`'s value,
+    /// nil when unset) and a user.
+    public static func userDirectory(runtimeDirectory: String?, uid: uid_t) -> String {
+        if let runtimeDirectory, runtimeDirectory.hasPrefix("/") {
+            return (runtimeDirectory as NSString).appendingPathComponent("swift-keychain")
         }
-        return "/tmp/swift-keychain-\(getuid())"
+        return "/tmp/swift-keychain-\(uid)"
     }
 
     /// The per-user daemon's socket.
@@ -60,7 +66,14 @@ public enum ServiceLocation {
     ///   must not silently choose a mode).
     public static func requestedMode() throws -> Mode {
         // Read on every SecItem call: compared in place, without making a String.
-        guard let value = getenv(modeVariable), value.pointee != 0 else { return .automatic }
+        try mode(named: getenv(modeVariable))
+    }
+
+    /// The mode a value of `KEYCHAIN_MODE` names (nil or empty: automatic).
+    ///
+    /// - Throws: `.param` for a value other than `embedded`, `daemon`, `system` or `auto`.
+    public static func mode(named value: UnsafePointer<CChar>?) throws -> Mode {
+        guard let value, value.pointee != 0 else { return .automatic }
         if strcmp(value, "embedded") == 0 { return .embedded }
         if strcmp(value, "daemon") == 0 { return .daemon }
         if strcmp(value, "auto") == 0 { return .automatic }
