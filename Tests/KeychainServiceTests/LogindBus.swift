@@ -97,6 +97,29 @@ final class LogindBus {
             arguments: [.string(interface), .string(member), .string(signature), .array(.variant, arguments.map(DBusValue.variant))])
     }
 
+    /// The unique bus name of the connection process `pid` holds; nil if it holds none.
+    func uniqueName(ofProcess pid: Int32) throws -> String? {
+        let driver = (destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus")
+        let names = try connection.callSynchronously(
+            destination: driver.destination, path: driver.path, interface: driver.interface, member: "ListNames"
+        ).first?.elements?.compactMap(\.text) ?? []
+        for name in names where name.hasPrefix(":") && name != connection.uniqueName {
+            let owner = try? connection.callSynchronously(
+                destination: driver.destination, path: driver.path, interface: driver.interface,
+                member: "GetConnectionUnixProcessID", arguments: [.string(name)])
+            if owner?.first?.uint32 == UInt32(bitPattern: pid) { return name }
+        }
+        return nil
+    }
+
+    /// Sends `destination` a signal as if from logind, from the test's own connection (not
+    /// logind's owner).
+    func spoof(to destination: String, path: String, interface: String, member: String, _ arguments: [DBusValue]) throws {
+        var signal = DBusMessage.signal(path: path, interface: interface, member: member, arguments: arguments)
+        signal.destination = destination
+        try connection.send(signal)
+    }
+
     /// Waits until the mock's log has a line containing `text`; false if it never comes.
     func waitForMockLog(containing text: String) -> Bool {
         for _ in 0..<3_000 {

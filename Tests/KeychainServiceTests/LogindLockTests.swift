@@ -51,6 +51,23 @@ struct LogindLockTests {
         #expect(try fixture.app(DaemonFixture.testClient, "find", "mail", "me") == Self.interactionNotAllowed)
     }
 
+    @Test("logind's signals sent by another peer straight to the daemon lock nothing")
+    func spoofedSignalsIgnored() throws {
+        let logind = try LogindBus()
+        let own = try logind.addSession("c1", uid: getuid())
+        let other = try logind.addSession("c2", uid: getuid() + 1000)
+        let fixture = try Self.unlockedDaemon(on: logind)
+        let daemonPID = try #require(fixture.daemon?.processIdentifier)
+        let daemon = try #require(try logind.uniqueName(ofProcess: daemonPID))
+        try logind.spoof(to: daemon, path: LogindBus.manager, interface: "org.freedesktop.login1.Manager", member: "PrepareForSleep", [.boolean(true)])
+        try logind.spoof(to: daemon, path: own, interface: "org.freedesktop.login1.Session", member: "Lock", [])
+        // Then a real Lock from logind: the bus passes the spoofed signals to the daemon first,
+        // and once the daemon asks who owns c2 it has handled them.
+        try logind.lock(session: other)
+        #expect(logind.waitForMockLog(containing: "Get \(other) org.freedesktop.login1.Session.User"))
+        #expect(try fixture.app(DaemonFixture.testClient, "find", "mail", "me") == Self.unlocked)
+    }
+
     @Test("a lost bus leaves the daemon serving, locking on request")
     func lostBus() throws {
         let logind = try LogindBus()
