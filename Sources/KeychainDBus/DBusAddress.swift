@@ -12,6 +12,11 @@ package struct DBusAddress: Equatable, Sendable {
         case abstract(String)
     }
 
+    /// The keys of a `unix:` entry this client uses.
+    private enum Key: String {
+        case path, abstract
+    }
+
     /// The system bus's socket when `DBUS_SYSTEM_BUS_ADDRESS` does not name another.
     package static let defaultSystemBus = "unix:path=/run/dbus/system_bus_socket"
 
@@ -26,14 +31,14 @@ package struct DBusAddress: Equatable, Sendable {
         for entry in text.split(separator: ";", omittingEmptySubsequences: true) {
             guard let colon = entry.firstIndex(of: ":") else { continue }
             guard entry[..<colon] == "unix" else { continue }
-            var keys: [String: String] = [:]
+            var keys: [Key: String] = [:]
             for pair in entry[entry.index(after: colon)...].split(separator: ",") {
-                guard let equals = pair.firstIndex(of: "=") else { continue }
-                keys[String(pair[..<equals])] = try Self.unescape(pair[pair.index(after: equals)...])
+                guard let equals = pair.firstIndex(of: "="), let key = Key(rawValue: String(pair[..<equals])) else { continue }
+                keys[key] = try Self.unescape(pair[pair.index(after: equals)...])
             }
-            if let path = keys["path"], !path.isEmpty {
+            if let path = keys[.path], !path.isEmpty {
                 endpoints.append(.path(path))
-            } else if let name = keys["abstract"], !name.isEmpty {
+            } else if let name = keys[.abstract], !name.isEmpty {
                 endpoints.append(.abstract(name))
             }
         }

@@ -27,15 +27,18 @@ package struct DBusMatchRule: Equatable, Sendable, CustomStringConvertible {
 
     /// The rule's text.
     package var description: String {
-        var pairs: [(String, String)] = []
-        if let type { pairs.append(("type", type)) }
-        if let sender { pairs.append(("sender", sender)) }
-        if let interface { pairs.append(("interface", interface)) }
-        if let member { pairs.append(("member", member)) }
-        if let path { pairs.append(("path", path)) }
-        for (index, value) in arguments.sorted(by: { $0.key < $1.key }) { pairs.append(("arg\(index)", value)) }
-        return pairs.map { key, value in
-            "\(key)='" + value.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
-        }.joined(separator: ",")
+        var pairs: [String] = []
+        if let type { pairs.append("type=" + Self.quoted(type)) }
+        if let sender { pairs.append("sender=" + Self.quoted(sender)) }
+        if let interface { pairs.append("interface=" + Self.quoted(interface)) }
+        if let member { pairs.append("member=" + Self.quoted(member)) }
+        if let path { pairs.append("path=" + Self.quoted(path)) }
+        for (index, value) in arguments.sorted(by: { $0.key < $1.key }) { pairs.append("arg\(index)=" + Self.quoted(value)) }
+        return pairs.joined(separator: ",")
+    }
+
+    /// `value` in single quotes, a quote inside written `'\''`.
+    private static func quoted(_ value: String) -> String {
+        "'" + value.map { $0 == "'" ? "'\\''" : String($0) }.joined() + "'"
     }
 }
