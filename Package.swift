@@ -72,10 +72,16 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
+        // A D-Bus client in Swift (the wire protocol over a Unix socket; no native D-Bus library).
+        .target(
+            name: "KeychainDBus",
+            swiftSettings: strictFlags
+        ),
+
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -159,7 +165,12 @@ let package = Package(
 
         .testTarget(
             name: "KeychainServiceTests",
-            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient"],
+            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient", "KeychainDBus"],
+            swiftSettings: strictFlags
+        ),
+        .testTarget(
+            name: "KeychainDBusTests",
+            dependencies: ["KeychainDBus"],
             swiftSettings: strictFlags
         ),
         .testTarget(
@@ -183,7 +194,7 @@ let package = Package(
             dependencies: [
                 "KeychainCore", "KeychainSQLite", "KeychainCrypto", "Security", "SecurityCLI", "SecurityTool",
                 "KeychainService", "KeychainCrashWriter",
-                "PowerLossVFS",
+                "PowerLossVFS", "KeychainDBus",
             ],
             swiftSettings: strictFlags
         ),

@@ -51,6 +51,9 @@ public enum Daemon {
             return 71
         }
         let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, policy: policy)
+        LoginSessionWatcher(
+            uid: getuid(), environment: ProcessInfo.processInfo.environment, lockKeychains: handler.lockEveryKeychain, log: log
+        ).start()
         let server = DaemonServer(listener: listener, handler: handler)
         if let idle = options.idleExit {
             IdleExit.watch(server, after: idle, socketPath: listener.path)

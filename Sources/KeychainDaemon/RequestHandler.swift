@@ -129,6 +129,12 @@ struct RequestHandler: Sendable {
         }
     }
 
+    /// Locks every keychain the daemon holds, as a `.lock` request locks one (the session locked
+    /// or the machine is going to sleep).
+    func lockEveryKeychain() {
+        for keychain in Keychain.openInstances() { keychain.lock() }
+    }
+
     /// The keychain at `path`, opened once in the daemon (and so unlocked once for everyone).
     private func open(_ path: String) throws -> Keychain {
         try Keychain.open(path: path, create: false)

@@ -11,6 +11,10 @@ final class DaemonFixture {
     let dataHome: String
     private(set) var daemon: Process?
     private let flatpakInfo: String?
+    /// Variables added to every program's environment (a system bus address, …).
+    private let extraEnvironment: [String: String]
+    /// The daemon's standard error, kept across restarts.
+    var daemonLog: String { root + "/keychaind.log" }
 
     /// The directory of the built products.
     static let products = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "")
@@ -18,12 +22,13 @@ final class DaemonFixture {
     static let securityTool = products + "/security"
     static let testClient = products + "/keychain-test-client"
 
-    init(flatpakInfo: String? = nil) throws {
+    init(flatpakInfo: String? = nil, environment extraEnvironment: [String: String] = [:]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("keychaind-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         socket = root + "/run/keychaind.sock"
         dataHome = root + "/data"
         self.flatpakInfo = flatpakInfo
+        self.extraEnvironment = extraEnvironment
         try startDaemon()
     }
 
@@ -37,7 +42,7 @@ final class DaemonFixture {
         [
             "KEYCHAIN_MODE": "daemon", "KEYCHAIND_SOCKET": socket, "XDG_DATA_HOME": dataHome, "HOME": root,
             "PATH": "/usr/bin:/bin", "KEYCHAIND_PATH": Self.products + "/keychaind",
-        ]
+        ].merging(extraEnvironment) { _, extra in extra }
     }
 
     /// Starts the daemon in the foreground and waits until its socket answers.
@@ -49,7 +54,10 @@ final class DaemonFixture {
         process.arguments = arguments
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if !FileManager.default.fileExists(atPath: daemonLog) { FileManager.default.createFile(atPath: daemonLog, contents: nil) }
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: daemonLog))
+        log.seekToEndOfFile()
+        process.standardError = log
         try process.run()
         daemon = process
         for _ in 0..<2_000 {

@@ -26,6 +26,9 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     /// (f) What `keychaind` runs: request payloads decoded, checked and run against a keychain
     /// holding a few items.
     case serviceRequests = "service-requests"
+    /// (g) The D-Bus client's decoder: message streams, messages and values of any signature, as
+    /// a hostile or broken bus could send them.
+    case dbusMessage = "dbus-message"
 
     /// Runs one input.
     func run(_ bytes: UnsafeRawBufferPointer) throws {
@@ -37,6 +40,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .importers: try ImporterFuzzer.run(&input)
         case .serviceProtocol: try ServiceProtocolFuzzer.run(&input)
         case .serviceRequests: try ServiceRequestFuzzer.run(&input)
+        case .dbusMessage: try DBusMessageFuzzer.run(&input)
         }
     }
 
