@@ -128,7 +128,7 @@ struct SecureEnclaveKeyTests {
             _ = try makeTokenKey()
             let (status, result) = copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true]))
             #expect(status == errSecSuccess)
-            let found = result as! SecKey
+            let found = try #require(result.map { $0 as! SecKey })
             let signature = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("again".utf8))
             let publicKey = try #require(SecKeyCopyPublicKey(found))
             #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Data("again".utf8), signature) == errSecSuccess)
