@@ -63,6 +63,15 @@ extension ItemRequest {
         if itemClass == .key && attributes[.type] == nil {
             throw KeychainError.param("a key item needs kSecAttrKeyType")
         }
+        if itemClass == .key, let token = attributes[.tokenID] {
+            // A token key is made inside its token; its data is the token's own wrapped blob.
+            guard token == .string(AsymmetricKey.secureEnclaveTokenID) else {
+                throw KeychainError.param("kSecAttrTokenID names no token this keychain has")
+            }
+            guard let secret, (try? AsymmetricKey(hardwareRepresentation: secret)) != nil else {
+                throw KeychainError.param("a key cannot be imported into the Secure Enclave token: create it with SecKeyCreateRandomKey")
+            }
+        }
         if attributes[.accessible] != nil && accessControl != nil {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
         }

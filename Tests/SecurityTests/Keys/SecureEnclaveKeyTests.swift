@@ -171,6 +171,45 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    @Test("The storage key is the same after the TPM restarts: a stored key signs again")
+    func keySurvivesTPMRestart() throws {
+        try TemporaryKeychain.run { _ in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let key = try makeTokenKey()
+                let publicKey = try #require(SecKeyCopyPublicKey(key))
+                try tpm.restart()
+                let (status, result) = copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true]))
+                #expect(status == errSecSuccess)
+                let found = try #require(result.map { $0 as! SecKey })
+                let signature = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("after restart".utf8))
+                #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Data("after restart".utf8), signature) == errSecSuccess)
+            }
+        }
+    }
+
+    @Test("A key cannot be imported into the token: SecItemAdd with kSecAttrTokenID and other data is errSecParam")
+    func importIntoTokenIsRefused() throws {
+        try withTPM { _, _ in
+            let software = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+            let item: Query = [
+                kSecClass as String: kSecClassKey, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrApplicationTag as String: Self.tag,
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecValueData as String: external(software),
+            ]
+            #expect(add(item) == errSecParam)
+            #expect(add(merged(item, [kSecAttrTokenID as String: "com.example.othertoken"])) == errSecParam)
+            #expect(count([kSecClass as String: kSecClassKey]) == 0)
+            // The token's own blob is accepted back (it loads on this TPM only).
+            _ = try makeTokenKey()
+            let blob = try #require(secret(tokenKeyQuery))
+            #expect(delete(tokenKeyQuery) == errSecSuccess)
+            #expect(add(merged(item, [kSecValueData as String: blob])) == errSecSuccess)
+            let found = try #require(copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            _ = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("re-added".utf8))
+        }
+    }
+
     @Test("The token refuses RSA, other curves and other sizes with errSecParam")
     func otherTypesAreRefused() throws {
         try withTPM { _, _ in

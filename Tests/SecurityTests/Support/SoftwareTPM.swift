@@ -17,7 +17,7 @@ final class SoftwareTPM: @unchecked Sendable {
     let directory: URL
     /// The TPM command port (the control port is the next one).
     let port: UInt16
-    private let process: Process
+    private var process: Process
 
     /// The TCTI string for `KEYCHAIN_TPM`.
     var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
@@ -29,36 +29,49 @@ final class SoftwareTPM: @unchecked Sendable {
         }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("swtpm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var lastError = "no free port pair"
         for _ in 0..<20 {
             guard let candidate = Self.freePortPair() else { continue }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = [
-                "socket", "--tpm2", "--tpmstate", "dir=\(directory.path)",
-                "--server", "type=tcp,port=\(candidate),bindaddr=127.0.0.1",
-                "--ctrl", "type=tcp,port=\(candidate + 1),bindaddr=127.0.0.1",
-                "--flags", "not-need-init,startup-clear",
-            ]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Ready when the port connects; a process that exits lost the port to someone else.
-            for _ in 0..<500 where process.isRunning {
-                if Self.connects(to: candidate) {
-                    self.port = candidate
-                    self.process = process
-                    return
-                }
-                usleep(10_000)
+            if let process = try Self.launch(executable, state: directory, port: candidate) {
+                port = candidate
+                self.process = process
+                return
             }
-            if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            lastError = "swtpm did not listen on port \(candidate)"
         }
         try? FileManager.default.removeItem(at: directory)
-        throw StartFailure(description: lastError)
+        throw StartFailure(description: "swtpm did not start on a free port pair")
+    }
+
+    /// Kills the TPM and starts it again on the same state and port: the machine rebooted.
+    func restart() throws {
+        kill()
+        guard let executable = Self.executable, let process = try Self.launch(executable, state: directory, port: port) else {
+            throw StartFailure(description: "swtpm did not restart on port \(port)")
+        }
+        self.process = process
+    }
+
+    /// Starts swtpm on `port` (commands) and `port + 1` (control); nil when it exits or does not
+    /// listen (another process took the port).
+    private static func launch(_ executable: String, state: URL, port: UInt16) throws -> Process? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "socket", "--tpm2", "--tpmstate", "dir=\(state.path)",
+            "--server", "type=tcp,port=\(port),bindaddr=127.0.0.1",
+            "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1",
+            "--flags", "not-need-init,startup-clear",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<500 where process.isRunning {
+            if connects(to: port) { return process }
+            usleep(10_000)
+        }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return nil
     }
 
     deinit {
