@@ -5,11 +5,46 @@
 // The helpers below fill the nested TPM structures (unions and fixed arrays) that Swift imports
 // awkwardly; KeychainHardware is their only caller.
 
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <tss2/tss2_esys.h>
 #include <tss2/tss2_tctildr.h>
 #include <tss2/tss2_mu.h>
 #include <tss2/tss2_rc.h>
+
+/// The calling thread's signal mask before `CTSS2_BlockSIGPIPE`, and whether a SIGPIPE was
+/// already pending for it.
+typedef struct CTSS2_SignalGuard {
+    sigset_t previous;
+    int wasPending;
+} CTSS2_SignalGuard;
+
+/// Blocks SIGPIPE for the calling thread: the socket TCTIs write with write(2), so a TPM that
+/// goes away during a command would otherwise kill the process instead of failing the call.
+static inline CTSS2_SignalGuard CTSS2_BlockSIGPIPE(void) {
+    CTSS2_SignalGuard guard;
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &guard.previous);
+    sigemptyset(&pending);
+    guard.wasPending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    return guard;
+}
+
+/// Discards a SIGPIPE raised while blocked (unless one was pending before) and restores the mask.
+static inline void CTSS2_RestoreSIGPIPE(const CTSS2_SignalGuard *guard) {
+    if (!guard->wasPending) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe, NULL, &zero) == SIGPIPE) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &guard->previous, NULL);
+}
 
 /// The storage primary key's template: the TCG "SRK" template for ECC NIST P-256 (restricted
 /// decrypt, AES-128-CFB symmetric, no unique value), so the owner hierarchy's seed always yields

@@ -6,7 +6,9 @@ import Foundation
 /// owner hierarchy's seed yields the same key after every restart and blobs made under it load
 /// again. Closing (or releasing) the context flushes the storage key and finalizes the TSS.
 ///
-/// A context is used by one thread at a time (the ESAPI context is not thread-safe).
+/// A context is used by one thread at a time (the ESAPI context is not thread-safe). SIGPIPE is
+/// blocked on the calling thread during every TSS call, so a TPM whose socket closes during a
+/// command fails the call (`TPMError` `.unavailable`) instead of ending the process.
 package final class TPMContext {
     private var esys: OpaquePointer?
     private var tcti: OpaquePointer?
@@ -25,6 +27,8 @@ package final class TPMContext {
     ///
     /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
     package init(tcti configuration: String) throws {
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var tctiContext: OpaquePointer?
         var rc = Tss2_TctiLdr_Initialize(configuration, &tctiContext)
         guard rc == TSS2_RC_SUCCESS, let tctiContext else { throw TPMError(step: "open", code: rc) }
@@ -49,6 +53,8 @@ package final class TPMContext {
 
     /// Flushes the storage key and releases the TSS contexts; a second call does nothing.
     package func close() {
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
         if let esys {
             if storageKey != ESYS_TR(ESYS_TR_NONE) { _ = Esys_FlushContext(esys, storageKey) }
             var pointer: OpaquePointer? = esys
@@ -67,6 +73,8 @@ package final class TPMContext {
     /// sensitiveDataOrigin, userWithAuth; sign and decrypt) and returns its blobs.
     package func createKey() throws -> TPMKeyBlob {
         let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var publicArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size)
         var privateArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PRIVATE>.size)
         var publicLength = publicArea.count
@@ -118,6 +126,8 @@ package final class TPMContext {
     /// `body` does.
     private func withLoaded<Result>(_ key: TPMKeyBlob, _ body: (OpaquePointer, ESYS_TR) throws -> Result) throws -> Result {
         let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var handle = ESYS_TR(ESYS_TR_NONE)
         let rc = key.publicArea.withUnsafeBytes { publicArea in
             key.privateArea.withUnsafeBytes { privateArea in

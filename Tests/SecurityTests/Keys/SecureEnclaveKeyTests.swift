@@ -171,6 +171,25 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    @Test("A TPM that hangs up in the middle of a command gives errSecNotAvailable, not a SIGPIPE that ends the process")
+    func hangUpMidCommandGivesNotAvailable() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let server = try HangingUpServer()
+            defer { server.stop() }
+            let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) }
+            setenv("KEYCHAIN_TPM", server.tcti, 1)
+            defer { if let saved { setenv("KEYCHAIN_TPM", saved, 1) } }
+            for _ in 0..<5 {
+                #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, $0) } == Int(errSecNotAvailable))
+                #expect(errorCode {
+                    SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                           kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
+                } == Int(errSecNotAvailable))
+            }
+        }
+    }
+
     @Test("The storage key is the same after the TPM restarts: a stored key signs again")
     func keySurvivesTPMRestart() throws {
         try TemporaryKeychain.run { _ in
