@@ -171,7 +171,7 @@ struct SecureEnclaveKeyTests {
         }
     }
 
-    @Test("A TPM that hangs up in the middle of a command gives errSecNotAvailable, not a SIGPIPE that ends the process")
+    @Test("A TPM that hangs up in the middle of a command gives errSecNotAvailable, never a crash")
     func hangUpMidCommandGivesNotAvailable() throws {
         try withTPM { _, _ in
             let key = try makeTokenKey()

@@ -2,8 +2,7 @@ import Foundation
 
 /// A loopback TCP server on two consecutive ports (a TPM's command and control ports) that
 /// accepts every connection and resets it at once (SO_LINGER 0): a TPM that goes away in the
-/// middle of a command. A client writing to such a connection gets EPIPE, and SIGPIPE unless it
-/// guards against it.
+/// middle of a command: the client's command goes out and the answer never comes.
 final class HangingUpServer: @unchecked Sendable {
     /// The command port (the control port is the next one).
     let port: UInt16
