@@ -177,15 +177,14 @@ struct SecureEnclaveKeyTests {
             let key = try makeTokenKey()
             let server = try HangingUpServer()
             defer { server.stop() }
-            let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) }
-            setenv("KEYCHAIN_TPM", server.tcti, 1)
-            defer { if let saved { setenv("KEYCHAIN_TPM", saved, 1) } }
+            SoftwareTPM.withTCTI(server.tcti) {
             for _ in 0..<5 {
                 #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, $0) } == Int(errSecNotAvailable))
                 #expect(errorCode {
                     SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
                                            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
                 } == Int(errSecNotAvailable))
+            }
             }
         }
     }
@@ -257,12 +256,11 @@ struct SecureEnclaveKeyTests {
     @Test("Without a TPM, kSecAttrTokenIDSecureEnclave stays errSecUnimplemented", .enabled(if: !FileManager.default.fileExists(atPath: "/dev/tpmrm0")))
     func withoutTPMUnimplemented() throws {
         try TemporaryKeychain.run { _ in
-            let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) }
-            unsetenv("KEYCHAIN_TPM")
-            defer { if let saved { setenv("KEYCHAIN_TPM", saved, 1) } }
+            SoftwareTPM.withTCTI("") {
             let parameters = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
                               kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary
             #expect(errorCode { SecKeyCreateRandomKey(parameters, $0) } == Int(errSecUnimplemented))
+            }
         }
     }
 }

@@ -90,9 +90,17 @@ final class SoftwareTPM: @unchecked Sendable {
     /// Callers hold `TemporaryKeychain`'s lock (they run inside `TemporaryKeychain.run`), which
     /// serializes every test that changes the environment.
     func selected<T>(_ body: () throws -> T) rethrows -> T {
-        let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) }
+        try Self.withTCTI(tcti, body)
+    }
+
+    /// Runs `body` with `KEYCHAIN_TPM` set to `tcti` ("" for no TPM: the keychain treats an empty
+    /// value as unset). The variable is overwritten, never unset: other suites start processes
+    /// in parallel, and glibc's `unsetenv`/new `setenv` move the environment array a concurrent
+    /// `posix_spawn` is copying, while overwriting a variable that exists does not.
+    static func withTCTI<T>(_ tcti: String, _ body: () throws -> T) rethrows -> T {
+        let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) } ?? ""
         setenv("KEYCHAIN_TPM", tcti, 1)
-        defer { if let saved { setenv("KEYCHAIN_TPM", saved, 1) } else { unsetenv("KEYCHAIN_TPM") } }
+        defer { setenv("KEYCHAIN_TPM", saved, 1) }
         return try body()
     }
 
