@@ -228,6 +228,24 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    @Test("A key's token ID cannot be changed by SecItemUpdate: errSecParam, both keys still work")
+    func tokenIDCannotBeUpdated() throws {
+        try withTPM { _, _ in
+            _ = try makeTokenKey()
+            let softwareTag = Data("com.example.keys.software".utf8)
+            _ = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: softwareTag],
+            ])
+            let softwareQuery: Query = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: softwareTag]
+            #expect(update(softwareQuery, [kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]) == errSecParam)
+            #expect(update(tokenKeyQuery, [kSecAttrTokenID as String: "com.example.othertoken"]) == errSecParam)
+            let token = try #require(copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            let software = try #require(copyMatching(merged(softwareQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            _ = try sign(token, .ecdsaSignatureMessageX962SHA256, Data("still".utf8))
+            _ = try sign(software, .ecdsaSignatureMessageX962SHA256, Data("still".utf8))
+        }
+    }
+
     @Test("The token refuses RSA, other curves and other sizes with errSecParam")
     func otherTypesAreRefused() throws {
         try withTPM { _, _ in
