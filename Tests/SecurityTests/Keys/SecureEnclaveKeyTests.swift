@@ -3,19 +3,20 @@ import KeychainCore
 import Security
 import Testing
 
-/// Keys with `kSecAttrTokenIDSecureEnclave` on a real TPM 2.0 stack: a `swtpm` of the suite's own
+/// Keys with `kSecAttrTokenIDSecureEnclave` on a real TPM 2.0 stack: a `swtpm` of each test's own
 /// (socket mode, its own state directory) selected with `KEYCHAIN_TPM`. The TPM does the private
 /// key's work; everything else (public key, verification, encryption) is checked in software or
 /// with the `openssl` command.
 @Suite("Secure Enclave keys on a TPM 2.0 (swtpm)", .serialized)
 struct SecureEnclaveKeyTests {
-    /// The suite's TPM, started on first use.
-    private static let sharedTPM = Result { try SoftwareTPM() }
-
-    /// Runs `body` in a fresh keychain with `KEYCHAIN_TPM` selecting the suite's TPM.
+    /// Runs `body` in a fresh keychain with `KEYCHAIN_TPM` selecting a TPM of the test's own,
+    /// stopped when `body` returns (a TPM kept for the whole process would outlive it: nothing
+    /// releases a static when a process exits).
     private func withTPM<T>(_ body: (SoftwareTPM, TemporaryKeychain.Environment) throws -> T) throws -> T {
-        let tpm = try Self.sharedTPM.get()
-        return try TemporaryKeychain.run { environment in try tpm.selected { try body(tpm, environment) } }
+        try TemporaryKeychain.run { environment in
+            let tpm = try SoftwareTPM()
+            return try withExtendedLifetime(tpm) { try tpm.selected { try body(tpm, environment) } }
+        }
     }
 
     private static let tag = Data("com.example.keys.tpm".utf8)
