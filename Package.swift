@@ -37,6 +37,20 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // Debian's libtss2-dev (tpm2-tss): the TPM 2.0 ESAPI, TCTI loader, marshalling, code text.
+        .systemLibrary(
+            name: "CTSS2",
+            path: "Sources/CTSS2",
+            pkgConfig: "tss2-esys",
+            providers: [.apt(["libtss2-dev"])]
+        ),
+        // The TPM, wrapped once: the only module that imports CTSS2 (its API has `package` access).
+        .target(
+            name: "KeychainHardware",
+            dependencies: ["CTSS2"],
+            swiftSettings: strictFlags
+        ),
+
         // SQLite, wrapped once: the only module that imports CSQLite (its API has `package` access).
         .target(
             name: "KeychainSQLite",
@@ -54,7 +68,7 @@ let package = Package(
         // The engine: typed Swift, no CF types.
         .target(
             name: "KeychainCore",
-            dependencies: ["KeychainSQLite", "KeychainCrypto"],
+            dependencies: ["KeychainSQLite", "KeychainCrypto", "KeychainHardware"],
             swiftSettings: strictFlags
         ),
 

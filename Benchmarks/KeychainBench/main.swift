@@ -44,6 +44,17 @@ if !arguments.contains("--no-daemon") {
     rows += daemon.rows
     Report.printTable(daemon.rows)
 }
+if TPMBenchmark.isConfigured && !arguments.contains("--daemon-only") {
+    var tpm = TPMBenchmark(signatures: 200)
+    do {
+        try tpm.run()
+    } catch {
+        log("the TPM run failed: \(error)")
+        exit(1)
+    }
+    rows += tpm.rows
+    Report.printTable(tpm.rows)
+}
 if let path = option("--json") {
     Report.writeJSON(rows, to: path)
 }

@@ -4,9 +4,10 @@ import KeychainCrypto
 /// Backup and restore of the whole keychain through a password-protected backup file
 /// (`BackupFile`), as Apple's encrypted backups carry the keychain: migratable items restore
 /// anywhere, `…ThisDeviceOnly` items only on the device that made the backup, and
-/// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` items are never backed up.
+/// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` items and token items (`kSecAttrTokenID`:
+/// keys held by the TPM, whose blobs load on no other TPM) are never backed up.
 extension Keychain {
-    /// Writes every item (but the passcode-only ones) to a new backup file at `path`, protected
+    /// Writes every item (but the passcode-only ones and token items) to a new backup file at `path`, protected
     /// by `password`: a private file (0600, the calling user's) from before its first byte,
     /// renamed over any file at `path`.
     ///
@@ -47,6 +48,7 @@ extension Keychain {
                 case .damaged: continue
                 case .locked: throw KeychainError.classLocked
                 }
+                if record.attributes[.tokenID] != nil { continue }
                 guard let key = classKeys[KeybagClass(record.protection)] else { continue }
                 // An item whose attributes open but whose secret does not fails the backup.
                 var plaintext = try Self.backupPlaintext(

@@ -9,6 +9,8 @@ extension Keychain {
         switch itemClass {
         case .certificate:
             return (try? Certificate(der: secret)).map(ItemReference.certificate)
+        case .key where attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID):
+            return (try? AsymmetricKey(hardwareRepresentation: secret)).map(ItemReference.key)
         case .key:
             guard let type = attributes[.type].flatMap(KeyType.init(attribute:)),
                 let keyClass = attributes[.keyClass].flatMap(KeyClass.init(attribute:)),

@@ -36,13 +36,14 @@ extension ItemReference: WireCodable {
 }
 
 /// A key: type and class numbers, then the external representation (which holds the private
-/// key of a private key: the decoded copy is zeroed once the key is built).
+/// key of a private key: the decoded copy is zeroed once the key is built), or for a key held
+/// by the TPM its wrapped blob (`AsymmetricKey.storedRepresentation`).
 extension AsymmetricKey: WireCodable {
     /// Writes the key's type, class and external representation.
     public func encode(to writer: inout WireWriter) throws {
         writer.integer(type.rawValue)
         writer.integer(keyClass.rawValue)
-        writer.bytes(try externalRepresentation())
+        writer.bytes(try storedRepresentation())
     }
 
     /// Reads and rebuilds a key.
@@ -56,7 +57,10 @@ extension AsymmetricKey: WireCodable {
         var representation = try reader.bytes()
         defer { representation.wipe() }
         self = try engineValue("a key") {
-            try AsymmetricKey(externalRepresentation: representation, type: type, keyClass: keyClass)
+            if AsymmetricKey.isHardwareRepresentation(representation) {
+                return try AsymmetricKey(hardwareRepresentation: representation)
+            }
+            return try AsymmetricKey(externalRepresentation: representation, type: type, keyClass: keyClass)
         }
     }
 }

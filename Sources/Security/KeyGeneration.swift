@@ -3,7 +3,9 @@ import KeychainCore
 /// `SecKeyCreateRandomKey`'s parameter handling and storage, as Apple's `SecKey.m` does it: the
 /// type picks the generator, parameters may sit at the top level or in the private/public
 /// sub-dictionaries (whose values win), the generation-only keys are dropped before storage, and
-/// each half is stored only when its parameters say `kSecAttrIsPermanent`.
+/// each half is stored only when its parameters say `kSecAttrIsPermanent`. With
+/// `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` (top level only) the private key is made
+/// inside the TPM and stored as its wrapped blob.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = [
@@ -23,16 +25,28 @@ enum KeyGeneration {
         guard let bits = value(kSecAttrKeySizeInBits as String).flatMap(attribute)?.integerValue else {
             throw KeychainError.param("missing kSecAttrKeySizeInBits in key generation request")
         }
-        if case .string(let token)? = value(kSecAttrTokenID as String), token == kSecAttrTokenIDSecureEnclave as String {
-            throw KeychainError(.unimplemented, "Secure Enclave keys (kSecAttrTokenIDSecureEnclave) are not available")
+        let inToken: Bool
+        switch top[kSecAttrTokenID as String] {
+        case nil: inToken = false
+        case .string(let token)? where token == kSecAttrTokenIDSecureEnclave as String:
+            guard AsymmetricKey.isHardwareConfigured else {
+                throw KeychainError(.unimplemented, "Secure Enclave keys (kSecAttrTokenIDSecureEnclave) need a TPM 2.0 (set KEYCHAIN_TPM)")
+            }
+            inToken = true
+        default:
+            throw KeychainError.param("kSecAttrTokenID names no token this keychain has")
         }
-        let privateKey = try AsymmetricKey.generate(type: type, bits: Int(bits))
+        let privateKey = inToken
+            ? try AsymmetricKey.generateInHardware(type: type, bits: Int(bits))
+            : try AsymmetricKey.generate(type: type, bits: Int(bits))
         let publicKey = try privateKey.publicKey()
 
         var common = top.filter { !generationOnly.contains($0.key) }
         common.removeValue(forKey: kSecClass as String)
         let privateParameters = common.merging(privateAttributes) { _, specific in specific }
-        let publicParameters = common.merging(publicAttributes) { _, specific in specific }
+        // The public half of a token key is an ordinary software key.
+        var publicParameters = common.merging(publicAttributes) { _, specific in specific }
+        publicParameters.removeValue(forKey: kSecAttrTokenID as String)
         if privateParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(privateKey, privateParameters) }
         if publicParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(publicKey, publicParameters) }
         return (SecKey(privateKey), SecKey(publicKey))

@@ -5,11 +5,11 @@ import Testing
 @Suite("The attribute catalog")
 struct AttributeCatalogTests {
     @Test(
-        "each class's primary key is Apple's per-class attributes plus access group and synchronizable",
+        "each class's primary key is Apple's per-class attributes (a key's token ID among them) plus access group and synchronizable",
         arguments: [
             (ItemClass.genericPassword, ["svce", "acct"]),
             (.internetPassword, ["acct", "srvr", "path", "port", "ptcl", "atyp", "sdmn"]),
-            (.key, ["atag", "klbl", "type", "kcls", "esiz", "bsiz"]),
+            (.key, ["atag", "klbl", "type", "kcls", "esiz", "bsiz", "tkid"]),
             (.certificate, ["issr", "slnr", "ctyp"]),
         ])
     func primaryKeys(itemClass: ItemClass, members: [String]) {

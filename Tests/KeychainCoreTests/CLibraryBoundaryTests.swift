@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// Each C library is imported by one place in the library's sources: SQLite by the
-/// `KeychainSQLite` module, OpenSSL by the `KeychainCrypto` module. Swift lets any module of
+/// `KeychainSQLite` module, OpenSSL by the `KeychainCrypto` module, the TPM's TSS by the
+/// `KeychainHardware` module, which only the engine (`KeychainCore`) imports. Swift lets any module of
 /// the package import a C module its dependencies use, so the boundary is checked here.
 @Suite("C libraries are imported behind their one wrapper")
 struct CLibraryBoundaryTests {
@@ -10,6 +11,8 @@ struct CLibraryBoundaryTests {
     static let allowed: [String: [String]] = [
         "CSQLite": ["Sources/KeychainSQLite/"],
         "COpenSSL": ["Sources/KeychainCrypto/"],
+        "CTSS2": ["Sources/KeychainHardware/"],
+        "KeychainHardware": ["Sources/KeychainCore/"],
     ]
 
     /// The files under `Sources/` importing `module`, as paths from the repository root.
@@ -29,7 +32,7 @@ struct CLibraryBoundaryTests {
         }
     }
 
-    @Test("SQLite and OpenSSL are each imported only by their wrapper")
+    @Test("SQLite, OpenSSL and the TPM library are each imported only by their wrapper, the TPM wrapper only by the engine")
     func importsStayBehindWrappers() throws {
         let files = try Self.librarySources()
         #expect(files.count > 100)

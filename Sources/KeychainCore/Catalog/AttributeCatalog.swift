@@ -83,6 +83,9 @@ public enum AttributeCatalog {
         // Common primary-key members, last as in Apple's schema.
         .accessGroup,
         .synchronizable,
+        // The token a key lives in: part of a key's primary key (before the access group and
+        // synchronizable flag, which end every primary key), so a token key and a software key
+        // with the same other attributes are two items.
         .tokenID,
     ])
 
@@ -118,7 +121,9 @@ public enum AttributeCatalog {
 
     private static let primaryKeys: [ItemClass: [AttributeDescriptor]] = Dictionary(
         uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
-            (itemClass, attributes.filter { $0.isPrimaryKey(of: itemClass) })
+            let members = attributes.filter { $0.isPrimaryKey(of: itemClass) }
+            let common: [AttributeDescriptor] = [.accessGroup, .synchronizable]
+            return (itemClass, members.filter { !common.contains($0) } + members.filter { common.contains($0) })
         })
 
     /// The attribute named `name` if `itemClass` has it (an identity has the attributes of
@@ -131,7 +136,8 @@ public enum AttributeCatalog {
     /// The attribute named `name` in any class.
     public static func attribute(named name: String) -> AttributeDescriptor? { byName[name] }
 
-    /// `itemClass`'s primary-key attributes, in catalog order.
+    /// `itemClass`'s primary-key attributes, in catalog order but for the access group and the
+    /// synchronizable flag, which come last.
     public static func primaryKey(of itemClass: ItemClass) -> [AttributeDescriptor] {
         primaryKeys[itemClass] ?? []
     }
@@ -280,7 +286,7 @@ extension AttributeDescriptor {
     /// `kSecAttrSynchronizable`.
     public static let synchronizable = AttributeDescriptor(56, "sync", "kSecAttrSynchronizable", .synchronizable, classes: AttributeCatalog.all, primaryKeyOf: AttributeCatalog.all)
     /// `kSecAttrTokenID`.
-    public static let tokenID = AttributeDescriptor(57, "tkid", "kSecAttrTokenID", .string, classes: AttributeCatalog.all)
+    public static let tokenID = AttributeDescriptor(57, "tkid", "kSecAttrTokenID", .string, classes: AttributeCatalog.all, primaryKeyOf: AttributeCatalog.key)
 
     /// `kSecAttrTombstone`: returned with an item's attributes (always 0), never stored or searched.
     public static let tombstone = AttributeDescriptor(58, "tomb", "kSecAttrTombstone", .number, classes: AttributeCatalog.all, maintainer: .system)

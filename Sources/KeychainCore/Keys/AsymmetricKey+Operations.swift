@@ -34,7 +34,7 @@ extension AsymmetricKey {
                 return try value.withUnsafeBytes { try backing.sign($0, padding: .pss(digest: digest.rawValue)) }
             case .ecdsa(let format, let digest, let input):
                 let value = try digestInput(data, digest: digest, input: input, algorithm: algorithm)
-                let der = try value.withUnsafeBytes { try backing.sign($0, padding: nil) }
+                let der = try ecdsaSign(digest: value)
                 guard format == .rfc4754 else { return der }
                 guard let raw = ECDSASignatureFormat.raw(fromDER: der, fieldSize: blockSize) else {
                     throw KeychainError(.internal, "Wrong ECDSA X962 signature")
@@ -148,7 +148,7 @@ extension AsymmetricKey {
         return try withEngineErrors {
             guard case .ecdh(_, let kdf) = try resolve(.keyExchange, algorithm) else { throw notSupported(algorithm) }
             guard peer.kind == kind else { throw KeychainError.param("ECpriv sharedsecret: bad public key") }
-            let secret = try backing.deriveSharedSecret(with: try peer.publicKey().backing)
+            let secret = try sharedSecret(with: peer)
             guard let kdf else { return secret }
             guard let size = parameters.requestedSize, size >= 0 else {
                 throw KeychainError.param("kSecKeyKeyExchangeParameterRequestedSize is missing")

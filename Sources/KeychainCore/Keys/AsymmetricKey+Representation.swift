@@ -65,7 +65,10 @@ extension AsymmetricKey {
 
     /// Apple's external representation (`SecKeyCopyExternalRepresentation`), in a buffer that
     /// is zeroed when released (it holds the private key for private keys).
+    ///
+    /// - Throws: `errSecUnimplemented` for a private key held by the TPM (it cannot leave it).
     public func externalRepresentation() throws -> SecureBytes {
+        if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
         return try withEngineErrors {
             switch (kind, keyClass) {
             case (.rsa, .private):
@@ -85,8 +88,22 @@ extension AsymmetricKey {
     }
 
     /// The attributes Apple gives a software key (`SecKeyCopyAttributes`, used when the key is
-    /// added by `kSecValueRef`), without `kSecValueData`.
+    /// added by `kSecValueRef`), without `kSecValueData`; a TPM-held key also has its token ID
+    /// and is sensitive and never extractable.
     public var itemAttributes: ItemAttributes {
+        func flag(_ value: Bool) -> AttributeValue { .integer(value ? 1 : 0) }
+        var attributes = softwareItemAttributes
+        if hardware != nil {
+            attributes[.tokenID] = .string(Self.secureEnclaveTokenID)
+            attributes[.isSensitive] = flag(true)
+            attributes[.wasAlwaysSensitive] = flag(true)
+            attributes[.isExtractable] = flag(false)
+            attributes[.wasNeverExtractable] = flag(true)
+        }
+        return attributes
+    }
+
+    private var softwareItemAttributes: ItemAttributes {
         let isPrivate = keyClass == .private
         let isRSA = type == .rsa
         func flag(_ value: Bool) -> AttributeValue { .integer(value ? 1 : 0) }
@@ -109,6 +126,7 @@ extension AsymmetricKey {
     /// `PUBLIC KEY`.
     public func pem(passphrase: String?) throws -> SecureBytes {
         return try withEngineErrors {
+            if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
             if keyClass == .private { return try backing.privateKeyPEM(passphrase: passphrase) }
             return SecureBytes(copying: try backing.publicKeyPEM())
         }

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import KeychainHardware
 
 /// An RSA or elliptic-curve key, public or private: the engine's `SecKey`.
 ///
@@ -23,7 +24,11 @@ public struct AsymmetricKey: Hashable, Sendable {
     /// The public key bytes Apple hashes for `kSecAttrApplicationLabel`: PKCS#1
     /// `RSAPublicKey` DER for RSA, the uncompressed point `04 ‖ X ‖ Y` for EC.
     public let publicKeyBytes: Data
+    /// The OpenSSL key; for a hardware key, its public half only.
     let backing: EVPKey
+    /// For a private key held by the TPM (`kSecAttrTokenIDSecureEnclave`): its TPM-wrapped blob,
+    /// which every private-key operation sends to the TPM. Nil for software keys.
+    package let hardware: TPMKeyBlob?
 
     /// Wraps an OpenSSL key, reading its kind and public bytes.
     ///
@@ -40,10 +45,24 @@ public struct AsymmetricKey: Hashable, Sendable {
         }
         keyClass = key.hasPrivatePart ? .private : .public
         backing = key
+        hardware = nil
+    }
+
+    /// A private key held by the TPM: its public half in software, its private half as `blob`.
+    init(hardware blob: TPMKeyBlob) throws {
+        let point = try withEngineErrors {
+            try blob.publicPoint.withUnsafeBytes { try EVPKey.ec(group: ECCurve.p256.groupName, point: $0, scalar: nil) }
+        }
+        kind = .ellipticCurve(.p256)
+        keyClass = .private
+        publicKeyBytes = blob.publicPoint
+        backing = point
+        hardware = blob
     }
 
     public static func == (lhs: AsymmetricKey, rhs: AsymmetricKey) -> Bool {
         lhs.kind == rhs.kind && lhs.keyClass == rhs.keyClass && lhs.publicKeyBytes == rhs.publicKeyBytes
+            && (lhs.hardware == nil) == (rhs.hardware == nil)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -109,6 +128,7 @@ public struct AsymmetricKey: Hashable, Sendable {
     public func publicKey() throws -> AsymmetricKey {
         return try withEngineErrors {
             guard keyClass == .private else { return self }
+            if hardware != nil { return try AsymmetricKey(backing) }
             switch kind {
             case .rsa:
                 return try publicKeyBytes.withUnsafeBytes { try AsymmetricKey(EVPKey.rsaPublic(pkcs1: $0)) }

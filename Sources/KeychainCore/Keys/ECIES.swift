@@ -43,7 +43,7 @@ enum ECIES {
             throw KeychainError.param("ECIES: Input data too short")
         }
         let ephemeral = try AsymmetricKey(externalRepresentation: ephemeralPoint, type: .ellipticCurve, keyClass: .public)
-        let secret = try withEngineErrors { try key.backing.deriveSharedSecret(with: ephemeral.backing) }
+        let secret = try withEngineErrors { try key.sharedSecret(with: ephemeral) }
         let material = try keyMaterial(
             secret: secret, ephemeralPublic: ephemeralPoint, recipientPublic: key.publicKeyBytes, digest: digest,
             variableIV: variableIV, parameters: parameters)

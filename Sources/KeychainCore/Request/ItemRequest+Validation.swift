@@ -63,6 +63,15 @@ extension ItemRequest {
         if itemClass == .key && attributes[.type] == nil {
             throw KeychainError.param("a key item needs kSecAttrKeyType")
         }
+        if itemClass == .key, let token = attributes[.tokenID] {
+            // A token key is made inside its token; its data is the token's own wrapped blob.
+            guard token == .string(AsymmetricKey.secureEnclaveTokenID) else {
+                throw KeychainError.param("kSecAttrTokenID names no token this keychain has")
+            }
+            guard let secret, (try? AsymmetricKey(hardwareRepresentation: secret)) != nil else {
+                throw KeychainError.param("a key cannot be imported into the Secure Enclave token: create it with SecKeyCreateRandomKey")
+            }
+        }
         if attributes[.accessible] != nil && accessControl != nil {
             throw KeychainError.param("kSecAttrAccessible and kSecAttrAccessControl cannot be combined")
         }
@@ -116,11 +125,15 @@ extension ItemChanges {
     /// caller sets (not one the keychain maintains) and passes `ItemRequest.validate`'s attribute
     /// rules; the secret is at most `ItemRequest.maximumValueSize` bytes; `kSecAttrAccessible`
     /// and an access control are not both given; and an item made synchronizable gets neither an
-    /// access control nor a `ThisDeviceOnly` accessibility.
+    /// access control nor a `ThisDeviceOnly` accessibility; a key's token ID is not changed (it
+    /// says where the key was made and how its data reads).
     ///
     /// - Throws: `errSecParam` naming the rule.
     public func validate(for itemClass: ItemClass) throws {
         try ItemRequest.validateAttributes(attributes, of: itemClass)
+        if itemClass == .key && attributes[.tokenID] != nil {
+            throw KeychainError.param("a key's kSecAttrTokenID is set when the key is created and cannot be changed")
+        }
         for (attribute, _) in attributes where attribute.maintainer != .caller {
             throw KeychainError.param("\(attribute.constant) is maintained by the keychain and cannot be changed")
         }

@@ -10,11 +10,13 @@ struct PrimaryKeyEncoding {
     private(set) var prefix: [UInt8]
 
     /// Encodes `itemClass`'s primary key from `attributes` up to (not including) the access group;
-    /// omitted members take their empty values.
+    /// omitted members take their empty values, except an omitted token ID, which adds nothing (so
+    /// a software key's token is the same as before the token ID joined the key's primary key).
     init(itemClass: ItemClass, attributes: ItemAttributes) {
         prefix = Array("pk\u{0}\(itemClass.rawValue)".utf8)
         prefix.reserveCapacity(128)
         for attribute in Self.leadingMembers(of: itemClass) {
+            if attribute == .tokenID && attributes[attribute] == nil { continue }
             Self.append(attribute, value: attributes[attribute] ?? attribute.emptyValue, to: &prefix)
         }
     }

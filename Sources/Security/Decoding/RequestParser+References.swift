@@ -46,7 +46,7 @@ extension RequestParser {
                 merged[attribute.name] = value.requestValue
             }
             if operation == .add {
-                let representation = try key.externalRepresentation()
+                let representation = try key.storedRepresentation()
                 merged["v_Data"] = .data(representation.withUnsafeBytes { Data($0) })
             }
         case .certificate(let certificate):

@@ -1,0 +1,257 @@
+#ifndef CTSS2_SHIM_H
+#define CTSS2_SHIM_H
+
+// libtss2 (tpm2-tss): the Enhanced System API, the TCTI loader, marshalling and return-code text.
+// The helpers below fill the nested TPM structures (unions and fixed arrays) that Swift imports
+// awkwardly; KeychainHardware is their only caller.
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_tctildr.h>
+#include <tss2/tss2_mu.h>
+#include <tss2/tss2_rc.h>
+
+/// The calling thread's signal mask before `CTSS2_BlockSIGPIPE`, and whether a SIGPIPE was
+/// already pending for it.
+typedef struct CTSS2_SignalGuard {
+    sigset_t previous;
+    int wasPending;
+} CTSS2_SignalGuard;
+
+/// Blocks SIGPIPE for the calling thread: the socket TCTIs write with write(2), so a TPM that
+/// goes away during a command would otherwise kill the process instead of failing the call.
+static inline CTSS2_SignalGuard CTSS2_BlockSIGPIPE(void) {
+    CTSS2_SignalGuard guard;
+    sigset_t pipe, pending;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, &guard.previous);
+    sigemptyset(&pending);
+    guard.wasPending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    return guard;
+}
+
+/// Discards a SIGPIPE raised while blocked (unless one was pending before) and restores the mask.
+static inline void CTSS2_RestoreSIGPIPE(const CTSS2_SignalGuard *guard) {
+    if (!guard->wasPending) {
+        sigset_t pipe;
+        sigemptyset(&pipe);
+        sigaddset(&pipe, SIGPIPE);
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&pipe, NULL, &zero) == SIGPIPE) {}
+    }
+    pthread_sigmask(SIG_SETMASK, &guard->previous, NULL);
+}
+
+/// The storage primary key's template: the TCG "SRK" template for ECC NIST P-256 (restricted
+/// decrypt, AES-128-CFB symmetric, no unique value), so the owner hierarchy's seed always yields
+/// the same key.
+static inline TPM2B_PUBLIC CTSS2_StoragePrimaryTemplate(void) {
+    TPM2B_PUBLIC template;
+    memset(&template, 0, sizeof template);
+    template.publicArea.type = TPM2_ALG_ECC;
+    template.publicArea.nameAlg = TPM2_ALG_SHA256;
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+        | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA
+        | TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT;
+    template.publicArea.parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES;
+    template.publicArea.parameters.eccDetail.symmetric.keyBits.aes = 128;
+    template.publicArea.parameters.eccDetail.symmetric.mode.aes = TPM2_ALG_CFB;
+    template.publicArea.parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
+    template.publicArea.parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+    template.publicArea.parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+    return template;
+}
+
+/// The template of a key created under the storage key: ECC NIST P-256, unrestricted sign and
+/// decrypt (ECDSA and ECDH chosen per call), fixedTPM | fixedParent | sensitiveDataOrigin |
+/// userWithAuth (the private part is made inside the TPM and never leaves it unwrapped).
+static inline TPM2B_PUBLIC CTSS2_SigningKeyTemplate(void) {
+    TPM2B_PUBLIC template;
+    memset(&template, 0, sizeof template);
+    template.publicArea.type = TPM2_ALG_ECC;
+    template.publicArea.nameAlg = TPM2_ALG_SHA256;
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+        | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH
+        | TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_DECRYPT;
+    template.publicArea.parameters.eccDetail.symmetric.algorithm = TPM2_ALG_NULL;
+    template.publicArea.parameters.eccDetail.scheme.scheme = TPM2_ALG_NULL;
+    template.publicArea.parameters.eccDetail.curveID = TPM2_ECC_NIST_P256;
+    template.publicArea.parameters.eccDetail.kdf.scheme = TPM2_ALG_NULL;
+    return template;
+}
+
+/// Creates the storage primary key in the owner hierarchy (empty owner authorization).
+static inline TSS2_RC CTSS2_CreateStoragePrimary(ESYS_CONTEXT *context, ESYS_TR *handle) {
+    TPM2B_SENSITIVE_CREATE sensitive;
+    memset(&sensitive, 0, sizeof sensitive);
+    TPM2B_PUBLIC template = CTSS2_StoragePrimaryTemplate();
+    TPM2B_DATA outside;
+    memset(&outside, 0, sizeof outside);
+    TPML_PCR_SELECTION pcrs;
+    memset(&pcrs, 0, sizeof pcrs);
+    TPM2B_PUBLIC *outPublic = NULL;
+    TPM2B_CREATION_DATA *creationData = NULL;
+    TPM2B_DIGEST *creationHash = NULL;
+    TPMT_TK_CREATION *ticket = NULL;
+    TSS2_RC rc = Esys_CreatePrimary(context, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+        &sensitive, &template, &outside, &pcrs, handle, &outPublic, &creationData, &creationHash, &ticket);
+    Esys_Free(outPublic);
+    Esys_Free(creationData);
+    Esys_Free(creationHash);
+    Esys_Free(ticket);
+    return rc;
+}
+
+/// Creates a P-256 key under `parent` and writes its marshalled TPM2B_PUBLIC and TPM2B_PRIVATE
+/// into the buffers (lengths in, lengths out).
+static inline TSS2_RC CTSS2_CreateKey(ESYS_CONTEXT *context, ESYS_TR parent,
+    uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
+{
+    TPM2B_SENSITIVE_CREATE sensitive;
+    memset(&sensitive, 0, sizeof sensitive);
+    TPM2B_PUBLIC template = CTSS2_SigningKeyTemplate();
+    TPM2B_DATA outside;
+    memset(&outside, 0, sizeof outside);
+    TPML_PCR_SELECTION pcrs;
+    memset(&pcrs, 0, sizeof pcrs);
+    TPM2B_PRIVATE *outPrivate = NULL;
+    TPM2B_PUBLIC *outPublic = NULL;
+    TPM2B_CREATION_DATA *creationData = NULL;
+    TPM2B_DIGEST *creationHash = NULL;
+    TPMT_TK_CREATION *ticket = NULL;
+    TSS2_RC rc = Esys_Create(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+        &sensitive, &template, &outside, &pcrs, &outPrivate, &outPublic, &creationData, &creationHash, &ticket);
+    if (rc == TSS2_RC_SUCCESS) {
+        size_t offset = 0;
+        rc = Tss2_MU_TPM2B_PUBLIC_Marshal(outPublic, publicOut, *publicLength, &offset);
+        *publicLength = offset;
+        offset = 0;
+        if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(outPrivate, privateOut, *privateLength, &offset);
+        *privateLength = offset;
+    }
+    if (outPrivate != NULL) memset(outPrivate, 0, sizeof *outPrivate);
+    Esys_Free(outPrivate);
+    Esys_Free(outPublic);
+    Esys_Free(creationData);
+    Esys_Free(creationHash);
+    Esys_Free(ticket);
+    return rc;
+}
+
+/// Reads the public point (X and Y, each up to 32 bytes, big-endian) of a marshalled
+/// TPM2B_PUBLIC; fails unless it is an ECC NIST P-256 key with the signing key's attributes.
+static inline TSS2_RC CTSS2_PublicPoint(const uint8_t *publicBlob, size_t publicLength,
+    uint8_t *x, size_t *xLength, uint8_t *y, size_t *yLength)
+{
+    TPM2B_PUBLIC public;
+    memset(&public, 0, sizeof public);
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(publicBlob, publicLength, &offset, &public);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (offset != publicLength) return TSS2_MU_RC_BAD_SIZE;
+    TPM2B_PUBLIC expected = CTSS2_SigningKeyTemplate();
+    if (public.publicArea.type != TPM2_ALG_ECC
+        || public.publicArea.parameters.eccDetail.curveID != TPM2_ECC_NIST_P256
+        || public.publicArea.objectAttributes != expected.publicArea.objectAttributes) return TSS2_MU_RC_BAD_VALUE;
+    const TPM2B_ECC_PARAMETER *px = &public.publicArea.unique.ecc.x;
+    const TPM2B_ECC_PARAMETER *py = &public.publicArea.unique.ecc.y;
+    if (px->size > *xLength || py->size > *yLength) return TSS2_MU_RC_BAD_SIZE;
+    memcpy(x, px->buffer, px->size);
+    *xLength = px->size;
+    memcpy(y, py->buffer, py->size);
+    *yLength = py->size;
+    return TSS2_RC_SUCCESS;
+}
+
+/// Loads a key from its marshalled blobs under `parent`.
+static inline TSS2_RC CTSS2_Load(ESYS_CONTEXT *context, ESYS_TR parent,
+    const uint8_t *publicBlob, size_t publicLength, const uint8_t *privateBlob, size_t privateLength, ESYS_TR *handle)
+{
+    TPM2B_PUBLIC public;
+    TPM2B_PRIVATE private;
+    memset(&public, 0, sizeof public);
+    memset(&private, 0, sizeof private);
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(publicBlob, publicLength, &offset, &public);
+    if (rc == TSS2_RC_SUCCESS && offset != publicLength) rc = TSS2_MU_RC_BAD_SIZE;
+    offset = 0;
+    if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Unmarshal(privateBlob, privateLength, &offset, &private);
+    if (rc == TSS2_RC_SUCCESS && offset != privateLength) rc = TSS2_MU_RC_BAD_SIZE;
+    if (rc == TSS2_RC_SUCCESS) rc = Esys_Load(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &private, &public, handle);
+    memset(&private, 0, sizeof private);
+    return rc;
+}
+
+/// Signs a digest (20, 32, 48 or 64 bytes: SHA-1/256/384/512) with ECDSA; writes r and s.
+static inline TSS2_RC CTSS2_SignECDSA(ESYS_CONTEXT *context, ESYS_TR key, const uint8_t *digest, size_t digestLength,
+    uint8_t *r, size_t *rLength, uint8_t *s, size_t *sLength)
+{
+    TPM2B_DIGEST value;
+    memset(&value, 0, sizeof value);
+    TPMI_ALG_HASH hash;
+    switch (digestLength) {
+    case 20: hash = TPM2_ALG_SHA1; break;
+    case 32: hash = TPM2_ALG_SHA256; break;
+    case 48: hash = TPM2_ALG_SHA384; break;
+    case 64: hash = TPM2_ALG_SHA512; break;
+    default: return TSS2_ESYS_RC_BAD_VALUE;
+    }
+    value.size = (UINT16)digestLength;
+    memcpy(value.buffer, digest, digestLength);
+    TPMT_SIG_SCHEME scheme;
+    memset(&scheme, 0, sizeof scheme);
+    scheme.scheme = TPM2_ALG_ECDSA;
+    scheme.details.ecdsa.hashAlg = hash;
+    TPMT_TK_HASHCHECK validation;
+    memset(&validation, 0, sizeof validation);
+    validation.tag = TPM2_ST_HASHCHECK;
+    validation.hierarchy = TPM2_RH_NULL;
+    TPMT_SIGNATURE *signature = NULL;
+    TSS2_RC rc = Esys_Sign(context, key, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &value, &scheme, &validation, &signature);
+    if (rc == TSS2_RC_SUCCESS) {
+        const TPM2B_ECC_PARAMETER *sr = &signature->signature.ecdsa.signatureR;
+        const TPM2B_ECC_PARAMETER *ss = &signature->signature.ecdsa.signatureS;
+        if (signature->sigAlg != TPM2_ALG_ECDSA || sr->size > *rLength || ss->size > *sLength) {
+            rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+        } else {
+            memcpy(r, sr->buffer, sr->size);
+            *rLength = sr->size;
+            memcpy(s, ss->buffer, ss->size);
+            *sLength = ss->size;
+        }
+    }
+    Esys_Free(signature);
+    return rc;
+}
+
+/// ECDH: multiplies the peer's point (X, Y) by the key's private scalar; writes the shared X.
+static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
+    const uint8_t *x, size_t xLength, const uint8_t *y, size_t yLength, uint8_t *shared, size_t *sharedLength)
+{
+    TPM2B_ECC_POINT point;
+    memset(&point, 0, sizeof point);
+    if (xLength > sizeof point.point.x.buffer || yLength > sizeof point.point.y.buffer) return TSS2_ESYS_RC_BAD_VALUE;
+    point.point.x.size = (UINT16)xLength;
+    memcpy(point.point.x.buffer, x, xLength);
+    point.point.y.size = (UINT16)yLength;
+    memcpy(point.point.y.buffer, y, yLength);
+    TPM2B_ECC_POINT *out = NULL;
+    TSS2_RC rc = Esys_ECDH_ZGen(context, key, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &point, &out);
+    if (rc == TSS2_RC_SUCCESS) {
+        if (out->point.x.size > *sharedLength) {
+            rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+        } else {
+            memcpy(shared, out->point.x.buffer, out->point.x.size);
+            *sharedLength = out->point.x.size;
+        }
+        memset(out, 0, sizeof *out);
+    }
+    Esys_Free(out);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,148 @@
+import CTSS2
+import Foundation
+
+/// A connection to a TPM 2.0 with its storage primary key loaded: every key operation of this
+/// module runs through one. The storage key is ECC P-256 from the standard template, so the
+/// owner hierarchy's seed yields the same key after every restart and blobs made under it load
+/// again. Closing (or releasing) the context flushes the storage key and finalizes the TSS.
+///
+/// A context is used by one thread at a time (the ESAPI context is not thread-safe). SIGPIPE is
+/// blocked on the calling thread during every TSS call, so a TPM whose socket closes during a
+/// command fails the call (`TPMError` `.unavailable`) instead of ending the process.
+package final class TPMContext {
+    private var esys: OpaquePointer?
+    private var tcti: OpaquePointer?
+    private var storageKey: ESYS_TR = ESYS_TR(ESYS_TR_NONE)
+
+    /// The TCTI configuration to use: `KEYCHAIN_TPM` when set and not empty (a TCTI string such
+    /// as `swtpm:host=127.0.0.1,port=2321` or `device:/dev/tpmrm0`), else `device:/dev/tpmrm0`
+    /// when that device is readable and writable, else nil (no TPM).
+    package static func configuredTCTI(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let configured = environment["KEYCHAIN_TPM"], !configured.isEmpty { return configured }
+        if access("/dev/tpmrm0", R_OK | W_OK) == 0 { return "device:/dev/tpmrm0" }
+        return nil
+    }
+
+    /// Opens `tcti` and creates the storage primary key.
+    ///
+    /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
+    package init(tcti configuration: String) throws {
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var tctiContext: OpaquePointer?
+        var rc = Tss2_TctiLdr_Initialize(configuration, &tctiContext)
+        guard rc == TSS2_RC_SUCCESS, let tctiContext else { throw TPMError(step: "open", code: rc) }
+        tcti = tctiContext
+        var esysContext: OpaquePointer?
+        rc = Esys_Initialize(&esysContext, tctiContext, nil)
+        guard rc == TSS2_RC_SUCCESS, let esysContext else {
+            close()
+            throw TPMError(step: "open", code: rc)
+        }
+        esys = esysContext
+        var handle = ESYS_TR(ESYS_TR_NONE)
+        rc = CTSS2_CreateStoragePrimary(esysContext, &handle)
+        guard rc == TSS2_RC_SUCCESS else {
+            close()
+            throw TPMError(step: "create the storage key", code: rc)
+        }
+        storageKey = handle
+    }
+
+    deinit { close() }
+
+    /// Flushes the storage key and releases the TSS contexts; a second call does nothing.
+    package func close() {
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        if let esys {
+            if storageKey != ESYS_TR(ESYS_TR_NONE) { _ = Esys_FlushContext(esys, storageKey) }
+            var pointer: OpaquePointer? = esys
+            Esys_Finalize(&pointer)
+        }
+        if let tcti {
+            var pointer: OpaquePointer? = tcti
+            Tss2_TctiLdr_Finalize(&pointer)
+        }
+        esys = nil
+        tcti = nil
+        storageKey = ESYS_TR(ESYS_TR_NONE)
+    }
+
+    /// Creates a P-256 key inside the TPM under the storage key (fixedTPM, fixedParent,
+    /// sensitiveDataOrigin, userWithAuth; sign and decrypt) and returns its blobs.
+    package func createKey() throws -> TPMKeyBlob {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var publicArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size)
+        var privateArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PRIVATE>.size)
+        var publicLength = publicArea.count
+        var privateLength = privateArea.count
+        let rc = CTSS2_CreateKey(esys, storageKey, &publicArea, &publicLength, &privateArea, &privateLength)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "create", code: rc) }
+        return try TPMKeyBlob(publicArea: Data(publicArea[0..<publicLength]), privateArea: Data(privateArea[0..<privateLength]))
+    }
+
+    /// Signs `digest` (20, 32, 48 or 64 bytes) with ECDSA and returns the signature as X9.62
+    /// DER `SEQUENCE { r, s }`.
+    ///
+    /// - Throws: `TPMError` `.keyRejected` when this TPM does not accept the blob.
+    package func sign(digest: Data, with key: TPMKeyBlob) throws -> Data {
+        try withLoaded(key) { esys, handle in
+            var r = [UInt8](repeating: 0, count: 66)
+            var s = [UInt8](repeating: 0, count: 66)
+            var rLength = r.count
+            var sLength = s.count
+            let rc = digest.withUnsafeBytes { bytes in
+                CTSS2_SignECDSA(esys, handle, bytes.bindMemory(to: UInt8.self).baseAddress, bytes.count, &r, &rLength, &s, &sLength)
+            }
+            guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "sign", code: rc) }
+            return DERSignature.encode(r: r[0..<rLength], s: s[0..<sLength])
+        }
+    }
+
+    /// ECDH (`TPM2_ECDH_ZGen`): the X coordinate of the key's private scalar times `peerPoint`
+    /// (uncompressed `04 ‖ X ‖ Y`), handed to `body` in a buffer zeroed afterwards.
+    ///
+    /// - Throws: `TPMError` `.invalidInput` for a point that is not an uncompressed P-256 point;
+    ///   `.keyRejected` when this TPM does not accept the blob.
+    package func sharedSecret<Result>(
+        with key: TPMKeyBlob, peerPoint: Data, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result {
+        let point = [UInt8](peerPoint)
+        guard point.count == 65, point[0] == 0x04 else { throw TPMError(.invalidInput, "the peer key is not an uncompressed P-256 point") }
+        return try withLoaded(key) { esys, handle in
+            var shared = [UInt8](repeating: 0, count: 32)
+            var sharedLength = shared.count
+            defer { for index in shared.indices { shared[index] = 0 } }
+            let rc = CTSS2_ECDHZGen(esys, handle, Array(point[1...32]), 32, Array(point[33...64]), 32, &shared, &sharedLength)
+            guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "ECDH", code: rc) }
+            return try shared.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<sharedLength])) }
+        }
+    }
+
+    /// Loads `key` under the storage key, runs `body` with its handle, and flushes it whatever
+    /// `body` does.
+    private func withLoaded<Result>(_ key: TPMKeyBlob, _ body: (OpaquePointer, ESYS_TR) throws -> Result) throws -> Result {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var handle = ESYS_TR(ESYS_TR_NONE)
+        let rc = key.publicArea.withUnsafeBytes { publicArea in
+            key.privateArea.withUnsafeBytes { privateArea in
+                CTSS2_Load(
+                    esys, storageKey, publicArea.bindMemory(to: UInt8.self).baseAddress, publicArea.count,
+                    privateArea.bindMemory(to: UInt8.self).baseAddress, privateArea.count, &handle)
+            }
+        }
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "load", code: rc) }
+        defer { _ = Esys_FlushContext(esys, handle) }
+        return try body(esys, handle)
+    }
+
+    private func opened() throws -> OpaquePointer {
+        guard let esys else { throw TPMError(.unavailable, "the TPM context is closed") }
+        return esys
+    }
+}

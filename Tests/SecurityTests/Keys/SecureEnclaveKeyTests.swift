@@ -1,0 +1,310 @@
+import Foundation
+import KeychainCore
+import Security
+import Testing
+
+/// Keys with `kSecAttrTokenIDSecureEnclave` on a real TPM 2.0 stack: a `swtpm` of each test's own
+/// (socket mode, its own state directory) selected with `KEYCHAIN_TPM`. The TPM does the private
+/// key's work; everything else (public key, verification, encryption) is checked in software or
+/// with the `openssl` command.
+@Suite("Secure Enclave keys on a TPM 2.0 (swtpm)", .serialized)
+struct SecureEnclaveKeyTests {
+    /// Runs `body` in a fresh keychain with `KEYCHAIN_TPM` selecting a TPM of the test's own,
+    /// stopped when `body` returns (a TPM kept for the whole process would outlive it: nothing
+    /// releases a static when a process exits).
+    private func withTPM<T>(_ body: (SoftwareTPM, TemporaryKeychain.Environment) throws -> T) throws -> T {
+        try TemporaryKeychain.run { environment in
+            let tpm = try SoftwareTPM()
+            return try withExtendedLifetime(tpm) { try tpm.selected { try body(tpm, environment) } }
+        }
+    }
+
+    private static let tag = Data("com.example.keys.tpm".utf8)
+
+    /// A permanent, tagged Secure Enclave key.
+    private func makeTokenKey(tag: Data = SecureEnclaveKeyTests.tag) throws -> SecKey {
+        try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+            kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag],
+        ])
+    }
+
+    private var tokenKeyQuery: Query {
+        [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag,
+         kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]
+    }
+
+    @Test("The key is created in the TPM: the keychain stores only its wrapped blob, with the token ID, and never its private key")
+    func keyIsCreatedInTheTPM() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let stored = try #require(attributes(tokenKeyQuery))
+            #expect(stored[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+            #expect(number(stored[kSecAttrKeyClass as String])?.intValue == 1)
+            #expect(number(stored[kSecAttrKeySizeInBits as String])?.intValue == 256)
+            #expect(number(stored[kSecAttrIsExtractable as String])?.boolValue == false)
+            let blob = try #require(secret(tokenKeyQuery))
+            #expect(blob.starts(with: Data("TPM2KEY1".utf8)))
+            // The public point is in the blob's public part; no 32-byte scalar follows it anywhere.
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            let point = try #require(SecKeyCopyExternalRepresentation(publicKey, nil) as Data?)
+            #expect(point.count == 65)
+            #expect(errorCode { SecKeyCopyExternalRepresentation(key, $0) } == Int(errSecUnimplemented))
+            // The same tag without the token ID names a different primary key: a software key can sit beside it.
+            let software = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag],
+            ])
+            #expect(SecKeyCopyExternalRepresentation(software, nil) != nil)
+            #expect(count([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag]) == 2)
+        }
+    }
+
+    @Test("A TPM signature (message and digest variants) verifies with openssl and with SecKeyVerifySignature", .enabled(if: OpenSSLCommand.path != nil))
+    func signatureVerifiesWithOpenSSL() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let message = Data("hello keychain".utf8)
+            let signature = try sign(key, .ecdsaSignatureMessageX962SHA256, message)
+            let openssl = try OpenSSLCommand()
+            try publicKeyPEM(key, openssl: openssl, name: "tpm.pem")
+            try openssl.write(message, to: "message")
+            try openssl.write(signature, to: "signature")
+            try openssl.require("dgst", "-sha256", "-verify", "tpm.pem", "-signature", "signature", "message")
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature) == errSecSuccess)
+            #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Data("other".utf8), signature) == errSecVerifyFailed)
+
+            let digest = try openssl.require("dgst", "-sha256", "-binary", "message")
+            let digestSignature = try sign(key, .ecdsaSignatureDigestX962SHA256, digest)
+            try openssl.write(digestSignature, to: "digest-signature")
+            try openssl.require("dgst", "-sha256", "-verify", "tpm.pem", "-signature", "digest-signature", "message")
+            #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureDigestX962SHA256, Data(count: 31) as CFData, $0) } == Int(errSecParam))
+        }
+    }
+
+    @Test("ECDH with the TPM key agrees with a software P-256 peer (standard and X9.63 SHA-256)")
+    func keyExchangeAgreesWithSoftwarePeer() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let peer = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+            let keyPublic = try #require(SecKeyCopyPublicKey(key))
+            let peerPublic = try #require(SecKeyCopyPublicKey(peer))
+            for (algorithm, parameters) in [
+                (SecKeyAlgorithm.ecdhKeyExchangeStandard, [String: Any]()),
+                (.ecdhKeyExchangeStandardX963SHA256, [kSecKeyKeyExchangeParameterRequestedSize as String: 32,
+                                                      kSecKeyKeyExchangeParameterSharedInfo as String: Data("info".utf8)]),
+            ] {
+                var error: Unmanaged<CFError>?
+                let ours = SecKeyCopyKeyExchangeResult(key, algorithm, peerPublic, parameters as CFDictionary, &error) as Data?
+                #expect(error == nil)
+                let theirs = SecKeyCopyKeyExchangeResult(peer, algorithm, keyPublic, parameters as CFDictionary, nil) as Data?
+                #expect(ours != nil && ours == theirs)
+                #expect(ours?.count == 32)
+            }
+        }
+    }
+
+    @Test("ECIES: the TPM key decrypts what its public key encrypted in software (cofactor variable-IV and standard)")
+    func eciesDecryptsSoftwareCiphertext() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            let plaintext = Data("for the TPM's eyes only".utf8)
+            for algorithm in [SecKeyAlgorithm.eciesEncryptionCofactorVariableIVX963SHA256AESGCM, .eciesEncryptionStandardX963SHA256AESGCM] {
+                let ciphertext = try #require(SecKeyCreateEncryptedData(publicKey, algorithm, plaintext as CFData, nil) as Data?)
+                var error: Unmanaged<CFError>?
+                let decrypted = SecKeyCreateDecryptedData(key, algorithm, ciphertext as CFData, &error) as Data?
+                #expect(error == nil)
+                #expect(decrypted == plaintext)
+                var tampered = ciphertext
+                tampered[tampered.count - 1] ^= 1
+                #expect(errorCode { SecKeyCreateDecryptedData(key, algorithm, tampered as CFData, $0) } == Int(errSecParam))
+            }
+        }
+    }
+
+    @Test("The key found again by tag with its token ID signs, and its private key still cannot be exported")
+    func keyFoundAgainByTag() throws {
+        try withTPM { _, _ in
+            _ = try makeTokenKey()
+            let (status, result) = copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true]))
+            #expect(status == errSecSuccess)
+            let found = try #require(result.map { $0 as! SecKey })
+            let signature = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("again".utf8))
+            let publicKey = try #require(SecKeyCopyPublicKey(found))
+            #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Data("again".utf8), signature) == errSecSuccess)
+            #expect(errorCode { SecKeyCopyExternalRepresentation(found, $0) } == Int(errSecUnimplemented))
+        }
+    }
+
+    @Test("A key blob used with another TPM fails with errSecDecode")
+    func blobOnAnotherTPMIsRejected() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let other = try SoftwareTPM()
+            other.selected {
+                #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, $0) } == Int(errSecDecode))
+                let peer = SecKeyCopyPublicKey(try! makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256))!
+                #expect(errorCode { SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) } == Int(errSecDecode))
+            }
+            // Back on its own TPM it still works.
+            _ = try sign(key, .ecdsaSignatureMessageX962SHA256, Data("x".utf8))
+        }
+    }
+
+    @Test("The TPM going away gives errSecNotAvailable, never a crash, and nothing stored is lost")
+    func vanishedTPMGivesNotAvailable() throws {
+        try TemporaryKeychain.run { _ in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let key = try makeTokenKey()
+                _ = try sign(key, .ecdsaSignatureMessageX962SHA256, Data("before".utf8))
+                tpm.kill()
+                #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("after".utf8) as CFData, $0) } == Int(errSecNotAvailable))
+                let peer = SecKeyCopyPublicKey(try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256))!
+                #expect(errorCode { SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, peer, [:] as CFDictionary, $0) } == Int(errSecNotAvailable))
+                #expect(errorCode {
+                    SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                           kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
+                } == Int(errSecNotAvailable))
+                #expect(secret(tokenKeyQuery)?.starts(with: Data("TPM2KEY1".utf8)) == true)
+            }
+        }
+    }
+
+    @Test("A TPM that hangs up in the middle of a command gives errSecNotAvailable, never a crash")
+    func hangUpMidCommandGivesNotAvailable() throws {
+        try withTPM { _, _ in
+            let key = try makeTokenKey()
+            let server = try HangingUpServer()
+            defer { server.stop() }
+            SoftwareTPM.withTCTI(server.tcti) {
+            for _ in 0..<5 {
+                #expect(errorCode { SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, $0) } == Int(errSecNotAvailable))
+                #expect(errorCode {
+                    SecKeyCreateRandomKey([kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                                           kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary, $0)
+                } == Int(errSecNotAvailable))
+            }
+            }
+        }
+    }
+
+    @Test("The storage key is the same after the TPM restarts: a stored key signs again")
+    func keySurvivesTPMRestart() throws {
+        try TemporaryKeychain.run { _ in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let key = try makeTokenKey()
+                let publicKey = try #require(SecKeyCopyPublicKey(key))
+                try tpm.restart()
+                let (status, result) = copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true]))
+                #expect(status == errSecSuccess)
+                let found = try #require(result.map { $0 as! SecKey })
+                let signature = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("after restart".utf8))
+                #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Data("after restart".utf8), signature) == errSecSuccess)
+            }
+        }
+    }
+
+    @Test("A key cannot be imported into the token: SecItemAdd with kSecAttrTokenID and other data is errSecParam")
+    func importIntoTokenIsRefused() throws {
+        try withTPM { _, _ in
+            let software = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+            let item: Query = [
+                kSecClass as String: kSecClassKey, kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom,
+                kSecAttrKeyClass as String: kSecAttrKeyClassPrivate, kSecAttrApplicationTag as String: Self.tag,
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecValueData as String: external(software),
+            ]
+            #expect(add(item) == errSecParam)
+            #expect(add(merged(item, [kSecAttrTokenID as String: "com.example.othertoken"])) == errSecParam)
+            #expect(count([kSecClass as String: kSecClassKey]) == 0)
+            // The token's own blob is accepted back (it loads on this TPM only).
+            _ = try makeTokenKey()
+            let blob = try #require(secret(tokenKeyQuery))
+            #expect(delete(tokenKeyQuery) == errSecSuccess)
+            #expect(add(merged(item, [kSecValueData as String: blob])) == errSecSuccess)
+            let found = try #require(copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            _ = try sign(found, .ecdsaSignatureMessageX962SHA256, Data("re-added".utf8))
+        }
+    }
+
+    @Test("A key's token ID cannot be changed by SecItemUpdate: errSecParam, both keys still work")
+    func tokenIDCannotBeUpdated() throws {
+        try withTPM { _, _ in
+            _ = try makeTokenKey()
+            let softwareTag = Data("com.example.keys.software".utf8)
+            _ = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+                kSecPrivateKeyAttrs as String: [kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: softwareTag],
+            ])
+            let softwareQuery: Query = [kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: softwareTag]
+            #expect(update(softwareQuery, [kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave]) == errSecParam)
+            #expect(update(tokenKeyQuery, [kSecAttrTokenID as String: "com.example.othertoken"]) == errSecParam)
+            let token = try #require(copyMatching(merged(tokenKeyQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            let software = try #require(copyMatching(merged(softwareQuery, [kSecReturnRef as String: true])).result.map { $0 as! SecKey })
+            _ = try sign(token, .ecdsaSignatureMessageX962SHA256, Data("still".utf8))
+            _ = try sign(software, .ecdsaSignatureMessageX962SHA256, Data("still".utf8))
+        }
+    }
+
+    @Test("The token refuses RSA, other curves and other sizes with errSecParam")
+    func otherTypesAreRefused() throws {
+        try withTPM { _, _ in
+            for (type, bits) in [(kSecAttrKeyTypeRSA, 2048), (kSecAttrKeyTypeECSECPrimeRandom, 384), (kSecAttrKeyTypeECSECPrimeRandom, 128)] {
+                let parameters = [kSecAttrKeyType as String: type, kSecAttrKeySizeInBits as String: bits,
+                                  kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary
+                #expect(errorCode { SecKeyCreateRandomKey(parameters, $0) } == Int(errSecParam))
+            }
+        }
+    }
+
+    @Test("Token keys never appear in a backup: a restore brings back the other items only")
+    func tokenKeysAreLeftOutOfBackups() throws {
+        try withTPM { _, environment in
+            _ = try makeTokenKey()
+            #expect(add(merged(genericPassword(), [kSecValueData as String: Data("pw".utf8)])) == errSecSuccess)
+            let file = environment.dataHome.appendingPathComponent("backup.kcb").path
+            try TestMode.security("backup-keychain", "-P", "backup-pass", "-o", file)
+            #expect(delete(genericPassword()) == errSecSuccess)
+            try TestMode.security("restore-keychain", "-P", "backup-pass", file)
+            #expect(secret(genericPassword()) == Data("pw".utf8))
+            #expect(count(tokenKeyQuery) == 0)
+        }
+    }
+
+    @Test("Without a TPM, kSecAttrTokenIDSecureEnclave stays errSecUnimplemented", .enabled(if: !FileManager.default.fileExists(atPath: "/dev/tpmrm0")))
+    func withoutTPMUnimplemented() throws {
+        try TemporaryKeychain.run { _ in
+            SoftwareTPM.withTCTI("") {
+            let parameters = [kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                              kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave] as CFDictionary
+            #expect(errorCode { SecKeyCreateRandomKey(parameters, $0) } == Int(errSecUnimplemented))
+            }
+        }
+    }
+}
+
+/// Apple's documented Secure Enclave recipe, compiled unchanged, against the suite's TPM.
+extension SecureEnclaveKeyTests {
+    @Test("Apple's Secure Enclave recipe runs: P-256 key with .privateKeyUsage, sign, verify, export refused, found again by tag")
+    func appleRecipeRuns() throws {
+        try withTPM { _, _ in
+            let recipe = SecureEnclaveRecipe()
+            let privateKey = try recipe.createKey()
+            let data = Data("recipe".utf8)
+            _ = try recipe.signAndVerify(privateKey, data)
+            do {
+                _ = try recipe.exportPrivateKey(privateKey)
+                Issue.record("the private key's external representation was returned")
+            } catch {
+                #expect((error as NSError).code == Int(errSecUnimplemented))
+            }
+            let found = try recipe.retrieveKey()
+            let signature = try recipe.signAndVerify(found, data)
+            #expect(verifyStatus(SecKeyCopyPublicKey(privateKey)!, .ecdsaSignatureMessageX962SHA256, data, signature) == errSecSuccess)
+            let stored = try #require(attributes([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: recipe.tag]))
+            #expect(stored[kSecAttrAccessControl as String] != nil)
+            #expect(stored[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+        }
+    }
+}
