@@ -74,7 +74,8 @@ enum TemporaryKeychain {
         /// (`security entitlements add`), or removes the registration for `.none`.
         func useEntitlements(_ entitlements: TestEntitlements) throws {
             guard let contents = entitlements.fileContents else {
-                unsetenv("KEYCHAIN_ENTITLEMENTS")
+                // Emptied, not unset: see `TemporaryKeychain.restore`.
+                setenv("KEYCHAIN_ENTITLEMENTS", "", 1)
                 if TestMode.throughDaemon && entitlementFiles > 0 {
                     try TestMode.security("entitlements", "remove", TestMode.testExecutable)
                 }
@@ -115,8 +116,12 @@ enum TemporaryKeychain {
         return try body(environment)
     }
 
+    /// Puts a variable back; one that was not set is left empty, which the keychain reads as
+    /// unset. Never `unsetenv`: other suites start processes meanwhile, and removing a variable
+    /// (or adding one) moves the environment array a concurrent `Process.run` is copying (a
+    /// crash in its `memcpy`), while overwriting one that exists does not.
     private static func restore(_ name: String, _ value: String?) {
-        if let value { setenv(name, value, 1) } else { unsetenv(name) }
+        setenv(name, value ?? "", 1)
     }
 }
 
