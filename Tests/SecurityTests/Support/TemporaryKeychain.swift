@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Testing) import KeychainCore
 import KeychainService
 import Security
 
@@ -105,13 +106,17 @@ enum TemporaryKeychain {
         let dataHome = FileManager.default.temporaryDirectory
             .appendingPathComponent("swift-keychain-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dataHome, withIntermediateDirectories: true)
+        let environment = Environment(dataHome: dataHome)
         defer {
+            // The process's instance of the test's keychain goes with it: its connections and
+            // holder lock are closed, instead of staying open on deleted files for the rest of
+            // the run (hundreds of descriptors by the end).
+            Keychain.forgetOpenInstance(path: environment.keychainDirectory.appendingPathComponent(KeychainLocation.defaultKeychainName).path)
             restore("XDG_DATA_HOME", savedDataHome)
             restore("KEYCHAIN_ENTITLEMENTS", savedEntitlements)
             try? FileManager.default.removeItem(at: dataHome)
         }
         setenv("XDG_DATA_HOME", dataHome.path, 1)
-        let environment = Environment(dataHome: dataHome)
         try environment.useEntitlements(entitlements)
         return try body(environment)
     }
