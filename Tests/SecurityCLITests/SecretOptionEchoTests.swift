@@ -23,7 +23,7 @@ import Testing
     @Test("every command's definition declares exactly the secret options macOS documents")
     func definitionsDeclareTheDocumentedSecrets() {
         for command in CommandTable.commands {
-            #expect(command.options.secrets == Self.documentedSecrets[command.name] ?? [], "\(command.name)")
+            #expect(Set(command.options.secrets) == Self.documentedSecrets[command.name] ?? [], "\(command.name)")
         }
         #expect(Set(Self.commandsWithSecrets) == Set(Self.documentedSecrets.keys))
     }

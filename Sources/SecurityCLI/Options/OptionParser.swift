@@ -48,13 +48,16 @@ struct OptionParser: Sendable {
         let offset: Int
     }
 
-    private let takesValue: [Character: Bool]
+    /// The specification's option letters, in its order (ASCII, as getopt's are).
+    private let letters: [UInt8]
+    /// Whether the letter at the same index takes a value.
+    private let lettersTakingValues: [Bool]
     /// Whether the specification began with `:` (getopt's "quiet" mode).
     let quiet: Bool
     /// The options whose values are secrets.
-    let secrets: Set<Character>
+    let secrets: [Character]
     /// The options followed by a second value word.
-    let pairs: Set<Character>
+    let pairs: [Character]
     /// How many words before the options are operands.
     let leadingOperands: Int
 
@@ -64,19 +67,25 @@ struct OptionParser: Sendable {
     ///   - secrets: the options whose values are secrets.
     ///   - pairs: the options whose value is followed by a second value word.
     ///   - leadingOperands: how many words come before the options.
-    init(_ specification: String, secrets: Set<Character> = [], pairs: Set<Character> = [], leadingOperands: Int = 0) {
-        var characters = Array(specification)
-        quiet = characters.first == ":"
+    ///
+    /// The command table makes every command's parser and a run uses one, so the specification
+    /// is kept as two small arrays searched in place (at most some 20 letters) rather than
+    /// hashed into a dictionary.
+    init(_ specification: String, secrets: [Character] = [], pairs: [Character] = [], leadingOperands: Int = 0) {
+        var characters = Array(specification.utf8)
+        quiet = characters.first == UInt8(ascii: ":")
         if quiet { characters.removeFirst() }
-        var takesValue: [Character: Bool] = [:]
+        var letters: [UInt8] = []
+        var lettersTakingValues: [Bool] = []
         var index = 0
         while index < characters.count {
-            let name = characters[index]
-            let hasValue = index + 1 < characters.count && characters[index + 1] == ":"
-            takesValue[name] = hasValue
+            let hasValue = index + 1 < characters.count && characters[index + 1] == UInt8(ascii: ":")
+            letters.append(characters[index])
+            lettersTakingValues.append(hasValue)
             index += hasValue ? 2 : 1
         }
-        self.takesValue = takesValue
+        self.letters = letters
+        self.lettersTakingValues = lettersTakingValues
         self.secrets = secrets
         self.pairs = pairs
         self.leadingOperands = leadingOperands
@@ -117,7 +126,7 @@ struct OptionParser: Sendable {
             while position < word.count {
                 let letter = Self.letter(in: word, at: position)
                 position += 1
-                guard letter != ":", let hasValue = takesValue[letter] else {
+                guard letter != ":", let hasValue = valueRule(for: letter) else {
                     elements.append(.unknown(letter))
                     return result(operandsFrom: index)
                 }
@@ -181,7 +190,7 @@ struct OptionParser: Sendable {
             while position < word.count {
                 let letter = Self.letter(in: word, at: position)
                 position += 1
-                guard letter != ":", takesValue[letter] == true else { continue }
+                guard letter != ":", valueRule(for: letter) == true else { continue }
                 let location: ValueLocation
                 if position < word.count {
                     location = ValueLocation(word: index - 1, offset: position)
@@ -225,7 +234,14 @@ struct OptionParser: Sendable {
     }
 
     /// Whether `letter` is an option that takes a value.
-    func takesValue(_ letter: Character) -> Bool { takesValue[letter] == true }
+    func takesValue(_ letter: Character) -> Bool { valueRule(for: letter) == true }
+
+    /// Whether `letter` takes a value, or nil when the specification does not list it (a letter
+    /// listed twice follows its last listing).
+    private func valueRule(for letter: Character) -> Bool? {
+        guard let ascii = letter.asciiValue, let index = letters.lastIndex(of: ascii) else { return nil }
+        return lettersTakingValues[index]
+    }
 
     /// Whether `element` ends a scan.
     static func isError(_ element: Element) -> Bool {
