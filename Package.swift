@@ -115,7 +115,7 @@ let package = Package(
         // LocalAuthentication and the daemon (its API has `package` access).
         .target(
             name: "KeychainAuthentication",
-            dependencies: ["KeychainCore", "KeychainCrypto"],
+            dependencies: ["CLinuxSupport", "KeychainCore", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
 

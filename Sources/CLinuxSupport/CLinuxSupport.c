@@ -70,6 +70,31 @@ pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const en
     return pid;
 }
 
+pid_t clinux_spawn_with_streams(const char *path, char *const argv[], char *const envp[], int input, int output) {
+    posix_spawnattr_t attributes;
+    posix_spawn_file_actions_t actions;
+    pid_t pid = -1;
+    int result = posix_spawnattr_init(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    result = posix_spawn_file_actions_init(&actions);
+    if (result != 0) { posix_spawnattr_destroy(&attributes); errno = result; return -1; }
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawn_file_actions_adddup2(&actions, input, 0);
+    posix_spawn_file_actions_adddup2(&actions, output, 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    return pid;
+}
+
 int clinux_pass_credentials(int socket) {
     int on = 1;
     return setsockopt(socket, SOL_SOCKET, SO_PASSCRED, &on, sizeof on);

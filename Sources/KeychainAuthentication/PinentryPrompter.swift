@@ -50,22 +50,12 @@ package enum PinentryPrompter {
         let theirs = pair[1]
         defer { close(ours) }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = []
-        process.environment = environment.variables
-        let childEnd = FileHandle(fileDescriptor: theirs, closeOnDealloc: false)
-        process.standardInput = childEnd
-        process.standardOutput = childEnd
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            close(theirs)
+        let started = SpawnedProgram(path: program, environment: environment.variables, stream: theirs)
+        close(theirs)
+        guard let process = started else {
             return .unavailable(reason: "the pinentry program could not be started")
         }
-        close(theirs)
-        guard cancellation.started(process.processIdentifier) else {
+        guard cancellation.started(process.pid) else {
             process.waitUntilExit()
             return .interrupted
         }
@@ -170,12 +160,12 @@ package enum PinentryPrompter {
     }
 
     /// Waits for the program to exit until `deadline`, then kills it; always reaps it.
-    private static func end(_ process: Process, deadline: ContinuousClock.Instant, cancellation: PromptCancellation) {
+    private static func end(_ process: SpawnedProgram, deadline: ContinuousClock.Instant, cancellation: PromptCancellation) {
         while process.isRunning, ContinuousClock.now < deadline {
             usleep(10_000)
         }
         cancellation.finished()
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { process.kill() }
         process.waitUntilExit()
     }
 }

@@ -29,6 +29,36 @@ struct PinentryPrompterTests {
         #expect(lines.last == "BYE")
     }
 
+    @Test("The pinentry program holds none of its caller's descriptors, even a caller with 1 200 open")
+    func programInheritsNoDescriptor() throws {
+        let directory = try TestDirectory()
+        let double = PinentryDouble(directory: directory.path)
+        let listing = directory.path + "/descriptors"
+        let base = double.environment(.pin, pin: "1234")
+        var variables = base.variables
+        variables["PINENTRY_DOUBLE_DESCRIPTORS"] = listing
+        // Descriptors a server might hold (connections, files), inheritable and numbered from
+        // 3 000 up so that none can be one the shell running the double opens for itself.
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < 4_300, limit.rlim_max >= 4_300 {
+            limit.rlim_cur = 4_300
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        let opened = (0..<1_200).map { fcntl(STDERR_FILENO, F_DUPFD, 3_000 + $0) }
+        defer { opened.forEach { close($0) } }
+        try #require(opened.allSatisfy { $0 >= 3_000 })
+        let outcome = PinentryPrompter.ask(request, environment: PinentryEnvironment(variables: variables, terminal: nil))
+        guard case .entered = outcome else {
+            Issue.record("expected a PIN, got \(outcome)")
+            return
+        }
+        let held = try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(held.contains(0) && held.contains(1) && held.contains(2))
+        let inherited = held.filter { $0 >= 3_000 }.count
+        #expect(inherited == 0, "the program holds \(inherited) of the caller's descriptors")
+    }
+
     @Test("An empty answer (OK without data) is an empty secret")
     func emptyAnswer() throws {
         let directory = try TestDirectory()

@@ -26,6 +26,12 @@ int clinux_set_not_dumpable(void);
 /// otherwise stay open as long as the daemon lives). Returns the pid, or -1 with errno.
 pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]);
 
+/// Starts `path` with `argv` and `envp` in the caller's session, its standard input on `input`,
+/// its standard output on `output` (both may be the same descriptor, which dup2 clears of
+/// close-on-exec in the child), standard error on /dev/null, every other descriptor closed, and
+/// no signal blocked or ignored. Returns the pid, or -1 with errno set.
+pid_t clinux_spawn_with_streams(const char *path, char *const argv[], char *const envp[], int input, int output);
+
 /// Asks the kernel to attach the sending process's credentials to every message received on
 /// `socket` (SO_PASSCRED; a listening socket passes it on to the connections it accepts).
 /// Returns 0 or -1 with errno.
