@@ -33,7 +33,8 @@ struct ScanFilterTests {
 
     @Test("a blob criterion matches by bytes whatever the type; a missing attribute never matches")
     func blobBytesAndMissingAttributes() throws {
-        let keychain = try TemporaryKeychain().keychain
+        let temporary = try TemporaryKeychain()
+        let keychain = temporary.keychain
         try Self.add(keychain, "text", ["desc": .string("tier-1"), "icmt": .string("note")])
         try Self.add(keychain, "data", ["desc": .data(Data("tier-1".utf8))])
         try Self.add(keychain, "other", ["desc": .string("tier-2")])
@@ -46,7 +47,8 @@ struct ScanFilterTests {
 
     @Test("a case-insensitive scan and a number criterion judge rows as matches does")
     func caseInsensitiveAndNumbers() throws {
-        let keychain = try TemporaryKeychain().keychain
+        let temporary = try TemporaryKeychain()
+        let keychain = temporary.keychain
         try Self.add(keychain, "upper", ["desc": .string("Tier-One"), "crtr": .integer(42)])
         try Self.add(keychain, "lower", ["desc": .string("tier-one"), "crtr": .integer(7)])
         #expect(try Self.accounts(keychain, ["desc": .string("TIER-ONE")], caseInsensitive: true) == ["lower", "upper"])

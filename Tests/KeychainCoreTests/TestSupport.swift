@@ -32,21 +32,30 @@ extension Data {
 }
 
 /// A keychain in a fresh temporary directory, opened through the engine.
-struct TemporaryKeychain {
+///
+/// When the test drops it, the process forgets its instance and the directory is removed, so a
+/// run does not keep every test's database open (four descriptors each: Foundation's
+/// `Process.run`, which other suites call, misreads `/proc/self/fd` with about a thousand open).
+final class TemporaryKeychain: Sendable {
     let directory: String
     let keychain: Keychain
+
+    deinit {
+        Keychain.forgetOpenInstance(path: directory + "/test.keychain-db")
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 
     /// Options with cheap key derivations, for tests that do not measure them.
     static let options = KeychainOptions(passcodeIterations: 1_000, backupWorkFactor: 10)
 
     /// A keychain without a passcode.
-    init(options: KeychainOptions = Self.options) throws {
+    init(options: KeychainOptions = TemporaryKeychain.options) throws {
         directory = Self.newDirectory()
         keychain = try Keychain.open(path: directory + "/test.keychain-db", options: options)
     }
 
     /// A keychain created with `passcode` (unlocked, as after `create`).
-    init(passcode: String, options: KeychainOptions = Self.options) throws {
+    init(passcode: String, options: KeychainOptions = TemporaryKeychain.options) throws {
         directory = Self.newDirectory()
         keychain = try Keychain.create(path: directory + "/test.keychain-db", passcode: Data(passcode.utf8), options: options)
     }
@@ -58,7 +67,7 @@ struct TemporaryKeychain {
 
     /// The same keychain as a new process would see it: this process's instance is forgotten
     /// (its keys dropped) and the keychain opened again.
-    func reopened(options: KeychainOptions = Self.options) throws -> Keychain {
+    func reopened(options: KeychainOptions = TemporaryKeychain.options) throws -> Keychain {
         Keychain.forgetOpenInstance(path: keychain.path)
         return try Keychain.open(path: keychain.path, create: false, options: options)
     }
