@@ -107,7 +107,7 @@ let package = Package(
         // The Apple-compatible surface.
         .target(
             name: "Security",
-            dependencies: ["KeychainCore", "KeychainService"],
+            dependencies: ["KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
 
@@ -189,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService"],
+            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -24,6 +24,10 @@ public final class Keychain: Sendable {
     let holder: HolderLock
     /// The plans this process's searches took (`queryPlanStatistics`).
     let planStatistics = Mutex(QueryPlanStatistics())
+    /// The authentications this instance verified (`authenticate(passcode:grant:context:)`).
+    let grants = AuthenticationGrants()
+    /// The biometric reader biometric constraints are checked with; nil: biometry is unavailable.
+    let biometrics = Mutex<(any BiometricVerifier)?>(nil)
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
@@ -272,7 +276,10 @@ public final class Keychain: Sendable {
         let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { tx in
             var results: [ItemResult] = []
             try forEachMatch(request, context: context, in: tx, reportingMissing: true) { record, row in
-                if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
+                if let result = try makeResult(
+                    record, row: row, returns: request.returns, reportingDamage: true,
+                    reading: SecretReading(request, context: context))
+                {
                     results.append(result)
                 }
                 return limit.map { results.count < $0 } ?? true
@@ -306,7 +313,7 @@ public final class Keychain: Sendable {
             }
             guard !matches.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
             for (record, row) in matches {
-                try apply(changes, to: record, row: row, in: tx)
+                try apply(changes, to: record, row: row, in: tx, reading: SecretReading(request, context: context))
             }
         }
     }

@@ -30,6 +30,9 @@ public final class LAContext: @unchecked Sendable {
         var applicationPassword: SecureBytes?
         /// Whether the device passcode was entered correctly on this context.
         var passcodeAuthenticated = false
+        /// The grant the keychain issued when it verified the user on this context, and the
+        /// keychain's path.
+        var grant: (path: String, identifier: Data)?
     }
 
     let state = Mutex(State())
@@ -141,6 +144,7 @@ public final class LAContext: @unchecked Sendable {
             current.invalidated = true
             current.passcodeAuthenticated = false
             current.applicationPassword = nil
+            current.grant = nil
             defer { current.pending = [:] }
             return Array(current.pending.values)
         }

@@ -1,0 +1,52 @@
+import Foundation
+import KeychainAuthentication
+import KeychainCore
+import KeychainCrypto
+
+/// Runs a keychain call that may meet items whose access control needs the user: the request
+/// carries the grant of the caller's context (`kSecUseAuthenticationContext`; without one, a
+/// context made for this call, so each such call asks), and when the keychain answers that it
+/// needs authentication, the context asks the user, the keychain verifies, and the call is made
+/// again with the grant. The keychain alone decides whether the grant suffices.
+enum AuthenticatedCall {
+    /// The reason prompts show when the caller gives none.
+    static let defaultReason = "access an item protected by its access control"
+
+    /// How many times the user may be asked in one call (one per constraint at most).
+    static let maximumRounds = 4
+
+    /// Calls `body` with `request`, authenticating and calling again as the keychain asks.
+    static func run<T>(
+        _ request: ItemRequest, entries: RequestEntries, keychain: any KeychainHandle, _ body: (ItemRequest) throws -> T
+    ) throws -> T {
+        let context = authenticator(in: entries)
+        var request = request
+        request.authentication.grant = context.grant(forKeychainAt: keychain.path)
+        if let password = context.applicationPassword { request.authentication.applicationPassword = Data.zeroingCopy(of: password) }
+        defer { request.authentication.applicationPassword?.wipe() }
+        for _ in 0..<maximumRounds {
+            do {
+                return try body(request)
+            } catch let error as KeychainError where error.code == .authenticationNeeded {
+                try context.satisfy(error.constraints ?? [], keychain: keychain, reason: reason(in: entries))
+                request.authentication.grant = context.grant(forKeychainAt: keychain.path)
+            }
+        }
+        throw KeychainError(.authFailed, "the item's access control was not satisfied")
+    }
+
+    /// The context the dictionary names, or one for this call.
+    static func authenticator(in entries: RequestEntries) -> any KeychainAuthenticating {
+        if case .authenticationContext(let context)? = entries["u_AuthCtx"] { return context }
+        return OneCallAuthentication(
+            settings: KeychainPrompt.Settings(
+                environment: OneCallAuthentication.defaultEnvironment, callerName: CallingProgram.current,
+                reason: defaultReason))
+    }
+
+    /// `kSecUseOperationPrompt`, when given.
+    private static func reason(in entries: RequestEntries) -> String? {
+        if case .string(let prompt)? = entries["u_OpPrompt"] { return prompt }
+        return nil
+    }
+}
