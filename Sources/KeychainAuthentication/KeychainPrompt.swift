@@ -42,10 +42,40 @@ package enum KeychainPrompt {
     /// With `.or` (or `.userPresence`) biometry is tried first when it can serve, then the
     /// passcode; otherwise each constraint is satisfied in turn. The keychain decides in the end:
     /// the caller retries its request with the grant.
+    ///
+    /// `.applicationPassword` is asked through pinentry when `applicationPassword` is nil, and
+    /// what is entered is kept there (the keychain checks it when it opens the item).
     package static func satisfy(
-        _ constraints: AccessControlPolicy.Flags, keychain: any KeychainHandle, grant: inout Data?, settings: Settings,
-        cancellation: PromptCancellation = PromptCancellation()
+        _ constraints: AccessControlPolicy.Flags, keychain: any KeychainHandle, grant: inout Data?,
+        applicationPassword: inout SecureBytes?, settings: Settings, cancellation: PromptCancellation = PromptCancellation()
     ) throws {
+        try satisfyUser(constraints, keychain: keychain, grant: &grant, settings: settings, cancellation: cancellation)
+        if constraints.contains(.applicationPassword) && applicationPassword == nil {
+            applicationPassword = try askApplicationPassword(settings: settings, cancellation: cancellation)
+        }
+    }
+
+    /// Asks for an item's application password.
+    package static func askApplicationPassword(settings: Settings, cancellation: PromptCancellation) throws -> SecureBytes {
+        if settings.interactionNotAllowed {
+            throw KeychainError(.interactionNotAllowed, "the item needs its application password and interaction is not allowed")
+        }
+        let request = PinentryRequest.applicationPassword(
+            reason: settings.reason, caller: settings.callerName, cancelTitle: settings.cancelTitle)
+        switch PinentryPrompter.ask(request, environment: settings.environment, cancellation: cancellation) {
+        case .entered(let password): return password
+        case .rejected(let why): throw KeychainError(.authFailed, why)
+        case .cancelled, .interrupted: throw KeychainError(.userCanceled, "the user cancelled the password prompt")
+        case .unavailable(let why): throw KeychainError(.interactionNotAllowed, "no password prompt could be shown: \(why)")
+        }
+    }
+
+    /// Satisfies the constraints that need the user (biometry, the passcode).
+    private static func satisfyUser(
+        _ constraints: AccessControlPolicy.Flags, keychain: any KeychainHandle, grant: inout Data?, settings: Settings,
+        cancellation: PromptCancellation
+    ) throws {
+        guard !AccessControlPolicy.userConstraints(of: constraints).isEmpty else { return }
         let biometric = constraints.contains(.biometryAny) || constraints.contains(.biometryCurrentSet)
         let passcode = constraints.contains(.devicePasscode) || constraints.contains(.userPresence)
         let anyOne = constraints.contains(.or) || constraints.contains(.userPresence)
@@ -104,6 +134,7 @@ package final class OneCallAuthentication: KeychainAuthenticating, @unchecked Se
     private let lock = NSLock()
     private var grant: Data?
     private var path: String?
+    private var password: SecureBytes?
 
     /// A context prompting with `settings`.
     package init(settings: KeychainPrompt.Settings) {
@@ -127,16 +158,18 @@ package final class OneCallAuthentication: KeychainAuthenticating, @unchecked Se
         lock.withLock { self.path == path ? grant : nil }
     }
 
-    package var applicationPassword: SecureBytes? { nil }
+    package var applicationPassword: SecureBytes? { lock.withLock { password } }
 
     package func satisfy(_ constraints: AccessControlPolicy.Flags, keychain: any KeychainHandle, reason: String?) throws {
         var current = grant(forKeychainAt: keychain.path)
+        var entered = applicationPassword
         var settings = settings
         if let reason { settings.reason = reason }
-        try KeychainPrompt.satisfy(constraints, keychain: keychain, grant: &current, settings: settings)
+        try KeychainPrompt.satisfy(constraints, keychain: keychain, grant: &current, applicationPassword: &entered, settings: settings)
         lock.withLock {
             grant = current
             path = keychain.path
+            password = entered
         }
     }
 }

@@ -28,6 +28,9 @@ package struct PasscodeAuthority: Sendable {
         self.open = open
     }
 
+    /// The keychain passcodes are checked against.
+    package func keychain() throws -> any KeychainHandle { try open() }
+
     /// Whether the keychain has a passcode.
     package func hasPasscode() throws -> Bool {
         try open().status().hasPasscode

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCrypto
+import Synchronization
 
 /// Access control enforced by the keychain itself: an item of a password class whose access
 /// control has constraints (`userPresence`, `devicePasscode`, biometry, `watch`) gives its secret
@@ -66,7 +67,9 @@ extension Keychain {
         return policy
     }
 
-    /// Whether the secret of `record` may be read with `authentication`.
+    /// Whether the secret of `record` may be read with `authentication`. An item sealed under an
+    /// application password also needs the password (checked when its secret is opened: a wrong
+    /// one is `errSecAuthFailed`).
     ///
     /// - Returns: true when the item has no constraint to satisfy or the grant satisfies them;
     ///   false when they are not and `ui` is `.skip` (the item is left out).
@@ -77,9 +80,11 @@ extension Keychain {
     func mayReadSecret(
         of record: ItemRecord, authentication: ItemAuthentication, ui: AuthenticationUI, context: AccessContext
     ) throws -> Bool {
-        guard Self.enforcedClasses.contains(record.itemClass), let policy = record.accessControl else { return true }
+        guard Self.enforcedClasses.contains(record.itemClass), let policy = record.accessControl, policy.guardsSecret else {
+            return true
+        }
         let constraints = policy.userConstraints
-        guard !constraints.isEmpty else { return true }
+        let passwordMissing = policy.flags.contains(.applicationPassword) && authentication.applicationPassword == nil
         let grant = grants.grant(authentication.grant, owner: context.peer)
         let satisfied = constraints.filter { constraint in
             guard let grant else { return false }
@@ -91,7 +96,7 @@ extension Keychain {
             default: return false
             }
         }
-        if satisfied.count >= policy.requiredCount { return true }
+        if satisfied.count >= policy.requiredCount && !passwordMissing { return true }
         switch ui {
         case .fail: throw KeychainError(.interactionNotAllowed, "the item needs authentication and interaction is not allowed")
         case .skip: return false
@@ -115,6 +120,52 @@ extension Keychain {
             throw KeychainError(.authFailed, "the item's access control cannot be satisfied on this machine now")
         }
         throw KeychainError(authenticationNeededFor: policy.flags)
+    }
+
+    /// The application password of a new or rewritten item whose access control has
+    /// `.applicationPassword`; nil for other items.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` (`ui` is `.fail`) or `.authenticationNeeded`
+    ///   when the request brings no password.
+    func sealingPassword(
+        for record: ItemRecord, authentication: ItemAuthentication, ui: AuthenticationUI
+    ) throws -> ApplicationPassword? {
+        guard Self.enforcedClasses.contains(record.itemClass), let policy = record.accessControl,
+            policy.flags.contains(.applicationPassword)
+        else { return nil }
+        guard let password = authentication.applicationPassword else {
+            if ui == .fail {
+                throw KeychainError(.interactionNotAllowed, "the item needs its application password and interaction is not allowed")
+            }
+            throw KeychainError(authenticationNeededFor: policy.flags)
+        }
+        return ApplicationPassword(password: SecureBytes(copying: password), iterations: try applicationPasswordIterations())
+    }
+
+    /// The derivation cost of application passwords: the keychain's configured passcode cost,
+    /// else a calibration made once per process (about 80 ms an attempt, as the passcode's).
+    func applicationPasswordIterations() throws -> Int {
+        if let configured = options.passcodeIterations { return configured }
+        return try Self.calibratedPasswordIterations.withLock { cached in
+            if let cached { return cached }
+            let calibrated = try PasscodeKDF.calibrate()
+            cached = calibrated
+            return calibrated
+        }
+    }
+
+    private static let calibratedPasswordIterations = Mutex<Int?>(nil)
+
+    /// A row's secret for `reading`: an application-password secret is opened with the request's
+    /// password (`errSecAuthFailed` when wrong, `.authenticationNeeded` with the item's flags when
+    /// absent); others as `readableSecretBytes` opens them.
+    func guardedSecretBytes(_ blob: Data, of row: StoredRow, record: ItemRecord, password: Data?) throws -> SecureBytes? {
+        guard ItemSealer.isPasswordSealed(blob) else { return try readableSecretBytes(blob, of: row) }
+        do {
+            return try store.sealer.openPasswordSecret(blob, sealedIn: row, password: password.map { SecureBytes(copying: $0) })
+        } catch let error as KeychainError where error.code == .authenticationNeeded {
+            throw KeychainError(authenticationNeededFor: record.accessControl?.flags ?? .applicationPassword)
+        }
     }
 
     /// The classes whose secrets access control guards here (keys are not enforced yet).

@@ -38,6 +38,9 @@ extension Keychain {
             rowID: 0, itemClass: request.itemClass, uuid: Data(), attributes: attributes,
             accessControl: try currentBiometricBinding(for: request.accessControl))
         record.attributes[.sha1] = .data(try digest(of: record, secret: request.secret))
+        if request.secret != nil {
+            record.sealingPassword = try sealingPassword(for: record, authentication: request.authentication, ui: request.authenticationUI)
+        }
         return try store.seal(newItem: record, secret: request.secret)
     }
 

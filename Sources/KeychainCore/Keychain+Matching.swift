@@ -302,9 +302,7 @@ extension Keychain {
         reading: SecretReading? = nil
     ) throws -> ItemResult? {
         var returns = returns
-        if returns.contains(.data), Self.enforcedClasses.contains(record.itemClass),
-            record.accessControl?.userConstraints.isEmpty == false
-        {
+        if returns.contains(.data), Self.enforcedClasses.contains(record.itemClass), record.accessControl?.guardsSecret == true {
             if let reading {
                 guard try mayReadSecret(of: record, authentication: reading.authentication, ui: reading.ui, context: reading.context)
                 else { return nil }
@@ -314,7 +312,8 @@ extension Keychain {
         }
         var data: Data?
         if returns.contains(.data), let blob = row.secret {
-            guard let secret = try readableSecretBytes(blob, of: row) else {
+            guard let secret = try guardedSecretBytes(blob, of: row, record: record, password: reading?.authentication.applicationPassword)
+            else {
                 if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
                 return nil
             }
@@ -403,9 +402,20 @@ extension Keychain {
         record.attributes[.modificationDate] = .date(max(Date(), previous.addingTimeInterval(0.001)))
 
         var secret = changes.secret
+        let authentication = reading?.authentication ?? ItemAuthentication()
         if secret == nil, let blob = row.secret {
-            // A secret the update keeps must open: a damaged one is `errSecDecode`.
-            secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            // A secret the update keeps must open: a damaged one is `errSecDecode`; one sealed under
+            // an application password needs the password.
+            if ItemSealer.isPasswordSealed(blob) {
+                guard let opened = try guardedSecretBytes(blob, of: row, record: original, password: authentication.applicationPassword)
+                else { throw KeychainError(.decode, "the item failed authentication: it was damaged or altered") }
+                secret = opened.withUnsafeBytes { Data($0) }
+            } else {
+                secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            }
+        }
+        if secret != nil {
+            record.sealingPassword = try sealingPassword(for: record, authentication: authentication, ui: reading?.ui ?? .fail)
         }
         defer { secret?.wipe() }
         record.attributes[.sha1] = .data(try digest(of: record, secret: secret))

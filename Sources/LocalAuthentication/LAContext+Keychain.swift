@@ -27,10 +27,15 @@ extension LAContext: KeychainAuthenticating {
         let settings = KeychainPrompt.Settings(
             environment: environment, callerName: callerName, reason: shown, cancelTitle: snapshot.localizedCancelTitle,
             interactionNotAllowed: snapshot.interactionNotAllowed)
-        try KeychainPrompt.satisfy(constraints, keychain: keychain, grant: &grant, settings: settings, cancellation: cancellation)
+        var password = snapshot.applicationPassword
+        try KeychainPrompt.satisfy(
+            constraints, keychain: keychain, grant: &grant, applicationPassword: &password, settings: settings,
+            cancellation: cancellation)
         if cancellation.isCancelled { throw KeychainError(.userCanceled, "the context was invalidated during the prompt") }
-        if let grant {
-            state.withLock { $0.grant = (keychain.path, grant) }
+        state.withLock { current in
+            if let grant { current.grant = (keychain.path, grant) }
+            // An application password entered at the prompt is kept, as `setCredential` keeps one.
+            if current.applicationPassword == nil { current.applicationPassword = password }
         }
     }
 }

@@ -30,6 +30,8 @@ enum AuthenticatedCall {
             } catch let error as KeychainError where error.code == .authenticationNeeded {
                 try context.satisfy(error.constraints ?? [], keychain: keychain, reason: reason(in: entries))
                 request.authentication.grant = context.grant(forKeychainAt: keychain.path)
+                request.authentication.applicationPassword?.wipe()
+                request.authentication.applicationPassword = context.applicationPassword.map { Data.zeroingCopy(of: $0) }
             }
         }
         throw KeychainError(.authFailed, "the item's access control was not satisfied")

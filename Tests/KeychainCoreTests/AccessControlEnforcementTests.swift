@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 import Synchronization
 import Testing
 
@@ -177,5 +178,84 @@ struct AccessControlEnforcementTests {
         try keychain.update(query, changes: data, context: Self.context)
         read.authentication.grant = try keychain.authenticate(passcode: Self.passcode, grant: nil, context: Self.context)
         #expect(try keychain.search(read, context: Self.context).first?.data == Data("new".utf8))
+    }
+}
+
+@Suite("The application password: an encryption layer, not a check")
+struct ApplicationPasswordTests {
+    static let context = AccessControlEnforcementTests.context
+
+    static func add(_ keychain: Keychain, password: String?, flags: AccessControlPolicy.Flags = .applicationPassword) throws -> ItemRequest {
+        var add = ItemRequest(itemClass: .genericPassword)
+        add.attributes = [.service: .string("svc"), .account: .string("app")]
+        add.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: flags)
+        add.secret = Data("sealed twice".utf8)
+        add.authentication.applicationPassword = password.map { Data($0.utf8) }
+        _ = try keychain.add(add, context: context)
+        var read = ItemRequest(itemClass: .genericPassword)
+        read.attributes = [.service: .string("svc"), .account: .string("app")]
+        read.returns = .data
+        return read
+    }
+
+    static func code(_ body: () throws -> Void) -> KeychainError.Code? { AccessControlEnforcementTests.code(body) }
+
+    @Test("Right password opens the item; a wrong one is errSecAuthFailed; none asks for it; adding without one asks for it")
+    func rightAndWrong() throws {
+        let keychain = try TemporaryKeychain().keychain
+        #expect(Self.code { _ = try Self.add(keychain, password: nil) } == .authenticationNeeded)
+        var read = try Self.add(keychain, password: "hunter2")
+        #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authenticationNeeded)
+        read.authentication.applicationPassword = Data("hunter3".utf8)
+        #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authFailed)
+        read.authentication.applicationPassword = Data("hunter2".utf8)
+        #expect(try keychain.search(read, context: Self.context).first?.data == Data("sealed twice".utf8))
+    }
+
+    @Test("The stored secret is useless without the password: a full passcode grant opens nothing, and the row holds neither secret nor password")
+    func storedRecordNeedsPassword() throws {
+        let temporary = try TemporaryKeychain(passcode: "2580")
+        let keychain = temporary.keychain
+        var read = try Self.add(keychain, password: "hunter2", flags: [.devicePasscode, .applicationPassword])
+        read.authentication.grant = try keychain.authenticate(passcode: Data("2580".utf8), grant: nil, context: Self.context)
+        #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authenticationNeeded)
+        // The sealed row, opened with every key the keychain holds, still needs the password.
+        let row = try #require(try keychain.store.snapshot { tx in
+            var found: StoredRow?
+            try tx.scan(itemClass: .genericPassword) { row in
+                found = row
+                return false
+            }
+            return found
+        })
+        var current = row
+        current.isCurrent = true
+        let blob = try #require(current.secret)
+        #expect(ItemSealer.isPasswordSealed(blob))
+        #expect(blob.range(of: Data("sealed twice".utf8)) == nil)
+        #expect(blob.range(of: Data("hunter2".utf8)) == nil)
+        #expect(Self.code { _ = try keychain.store.sealer.openPasswordSecret(blob, sealedIn: current, password: nil) } == .authenticationNeeded)
+        #expect(Self.code { _ = try keychain.store.sealer.openPasswordSecret(blob, sealedIn: current, password: SecureBytes(copying: Data("x".utf8))) } == .authFailed)
+
+        // A passcode change seals the row again for new keys; the password layer stays.
+        try keychain.changePasscode(from: Data("2580".utf8), to: Data("1470".utf8))
+        read.authentication.grant = try keychain.authenticate(passcode: Data("1470".utf8), grant: nil, context: Self.context)
+        read.authentication.applicationPassword = Data("hunter2".utf8)
+        #expect(try keychain.search(read, context: Self.context).first?.data == Data("sealed twice".utf8))
+    }
+
+    @Test("Updating an application-password item's attributes needs the password (the secret is sealed again)")
+    func updateNeedsPassword() throws {
+        let keychain = try TemporaryKeychain().keychain
+        var read = try Self.add(keychain, password: "hunter2")
+        var query = read
+        query.returns = []
+        var label = ItemChanges()
+        label.attributes = [.label: .string("renamed")]
+        #expect(Self.code { try keychain.update(query, changes: label, context: Self.context) } == .authenticationNeeded)
+        query.authentication.applicationPassword = Data("hunter2".utf8)
+        try keychain.update(query, changes: label, context: Self.context)
+        read.authentication.applicationPassword = Data("hunter2".utf8)
+        #expect(try keychain.search(read, context: Self.context).first?.data == Data("sealed twice".utf8))
     }
 }

@@ -163,4 +163,37 @@ struct AccessControlEnforcementSecItemTests {
             }
         }
     }
+
+    @Test("applicationPassword: the context's credential seals and opens the item; a wrong one is errSecAuthFailed; without one it is asked through pinentry")
+    func applicationPassword() throws {
+        try TemporaryKeychain.run { environment in
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .applicationPassword, nil))
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let item: Query = [
+                kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "acl", kSecAttrAccount as String: "me",
+                kSecValueData as String: Data("top secret".utf8), kSecAttrAccessControl as String: control,
+            ]
+            #expect(add(merged(item, [kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail])) == errSecInteractionNotAllowed)
+            let owner = pinentry.context(.cancel)
+            owner.setCredential(Data("hunter2".utf8), type: .applicationPassword)
+            #expect(add(merged(item, [kSecUseAuthenticationContext as String: owner])) == errSecSuccess)
+
+            let (status, result) = Self.read([kSecUseAuthenticationContext as String: owner])
+            #expect(status == errSecSuccess)
+            #expect(result as? Data == Data("top secret".utf8))
+
+            let intruder = pinentry.context(.cancel)
+            intruder.setCredential(Data("hunter3".utf8), type: .applicationPassword)
+            #expect(Self.read([kSecUseAuthenticationContext as String: intruder]).status == errSecAuthFailed)
+            #expect(pinentry.prompts == 0)
+
+            let asked = pinentry.context(.pin, pin: "hunter2")
+            let prompted = Self.read([kSecUseAuthenticationContext as String: asked])
+            #expect(prompted.status == errSecSuccess)
+            #expect(prompted.result as? Data == Data("top secret".utf8))
+            #expect(pinentry.prompts == 1)
+            #expect(pinentry.receivedLines.contains { $0.hasPrefix("SETPROMPT Password") })
+            #expect(asked.isCredentialSet(.applicationPassword))
+        }
+    }
 }

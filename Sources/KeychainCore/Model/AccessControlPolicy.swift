@@ -80,9 +80,15 @@ public struct AccessControlPolicy: Hashable, Sendable {
 
     /// The constraints that need the user: the flags without the logical operations,
     /// `.privateKeyUsage` and `.applicationPassword` (which is encryption, not a check).
-    public var userConstraints: [Flags] {
+    public var userConstraints: [Flags] { Self.userConstraints(of: flags) }
+
+    /// The constraints among `flags` that need the user.
+    public static func userConstraints(of flags: Flags) -> [Flags] {
         [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .watch].filter { flags.contains($0) }
     }
+
+    /// Whether reading the secret needs anything: a user constraint or the application password.
+    public var guardsSecret: Bool { !userConstraints.isEmpty || flags.contains(.applicationPassword) }
 
     /// How many of `userConstraints` must be satisfied: one with `.or`, otherwise all.
     public var requiredCount: Int {

@@ -41,9 +41,14 @@ extension KeychainStore {
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
             primaryKeyToken: token,
             metadata: try sealer.sealMetadata(record, token: token, generation: generation, random: &random),
-            secret: try secret.map {
-                try sealer.sealSecret(
-                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
+            secret: try secret.map { secret in
+                if let password = record.sealingPassword {
+                    return try sealer.sealSecret(
+                        secret, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid,
+                        generation: generation, password: password)
+                }
+                return try sealer.sealSecret(
+                    secret, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
                     random: &random)
             }, isSynchronizable: record.isSynchronizable, generation: generation, searchTokens: searchTokens)
     }
