@@ -160,9 +160,9 @@ extension Keychain {
     /// password (`errSecAuthFailed` when wrong, `.authenticationNeeded` with the item's flags when
     /// absent); others as `readableSecretBytes` opens them.
     func guardedSecretBytes(_ blob: Data, of row: StoredRow, record: ItemRecord, password: Data?) throws -> SecureBytes? {
-        guard ItemSealer.isPasswordSealed(blob) else { return try readableSecretBytes(blob, of: row) }
+        guard KeychainStore.isPasswordSealed(blob) else { return try readableSecretBytes(blob, of: row) }
         do {
-            return try store.sealer.openPasswordSecret(blob, sealedIn: row, password: password.map { SecureBytes(copying: $0) })
+            return try store.openPasswordSecret(blob, sealedIn: row, password: password.map { SecureBytes(copying: $0) })
         } catch let error as KeychainError where error.code == .authenticationNeeded {
             throw KeychainError(authenticationNeededFor: record.accessControl?.flags ?? .applicationPassword)
         }

@@ -304,7 +304,8 @@ extension Keychain {
         var returns = returns
         if returns.contains(.data), Self.enforcedClasses.contains(record.itemClass), record.accessControl?.guardsSecret == true {
             if let reading {
-                guard try mayReadSecret(of: record, authentication: reading.authentication, ui: reading.ui, context: reading.context)
+                guard try reading.verifiesStorage
+                    || mayReadSecret(of: record, authentication: reading.authentication, ui: reading.ui, context: reading.context)
                 else { return nil }
             } else {
                 returns.remove(.data)
@@ -335,12 +336,25 @@ extension Keychain {
         let authentication: ItemAuthentication
         let ui: AuthenticationUI
         let context: AccessContext
+        /// Whether user constraints are not checked: the engine verifying its own storage.
+        let verifiesStorage: Bool
 
         init(_ request: ItemRequest, context: AccessContext) {
             authentication = request.authentication
             ui = request.authenticationUI
             self.context = context
+            verifiesStorage = false
         }
+
+        private init(verifying context: AccessContext) {
+            authentication = ItemAuthentication()
+            ui = .fail
+            self.context = context
+            verifiesStorage = true
+        }
+
+        /// The reading of the engine's own storage checks (an upgrade's verification).
+        static func storageVerification(_ context: AccessContext) -> SecretReading { SecretReading(verifying: context) }
     }
 
     /// A row's secret; nil when it fails authentication (a damaged item is left out). A locked
@@ -406,7 +420,7 @@ extension Keychain {
         if secret == nil, let blob = row.secret {
             // A secret the update keeps must open: a damaged one is `errSecDecode`; one sealed under
             // an application password needs the password.
-            if ItemSealer.isPasswordSealed(blob) {
+            if KeychainStore.isPasswordSealed(blob) {
                 guard let opened = try guardedSecretBytes(blob, of: row, record: original, password: authentication.applicationPassword)
                 else { throw KeychainError(.decode, "the item failed authentication: it was damaged or altered") }
                 secret = opened.withUnsafeBytes { Data($0) }

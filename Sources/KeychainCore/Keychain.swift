@@ -374,7 +374,8 @@ public final class Keychain: Sendable {
     // MARK: - Whole keychain
 
     /// Every item the caller may see, with attributes and (if asked) secrets, in row order; items
-    /// that fail authentication are skipped. Used by `security dump-keychain`.
+    /// that fail authentication are skipped. Used by `security dump-keychain`. Secrets that
+    /// access control guards are left out (the items are listed without them).
     ///
     /// - Throws: `errSecInteractionNotAllowed` when an item's protection class is locked.
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
@@ -385,6 +386,15 @@ public final class Keychain: Sendable {
     /// out), and items the keychain's ledger counts whose rows are gone. `security
     /// dump-keychain` reports both.
     public func allItemsWithDamage(context: AccessContext, includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
+        try allItemsWithDamage(context: context, includingData: includingData, includingGuardedSecrets: false)
+    }
+
+    /// `allItemsWithDamage`; with `includingGuardedSecrets`, secrets that access control guards
+    /// are read too (except those sealed under an application password, which cannot be): for
+    /// the engine's own verification of its storage (upgrades), never offered to a caller.
+    func allItemsWithDamage(
+        context: AccessContext, includingData: Bool, includingGuardedSecrets: Bool
+    ) throws -> (items: [ItemResult], damage: KeychainDamage) {
         try reading { tx in
             let (rows, missing) = try readableRows(in: tx)
             var unreadable = 0
@@ -400,6 +410,9 @@ public final class Keychain: Sendable {
                 guard context.isEntitled(to: record.accessGroup) else { return nil }
                 var returns: ReturnOptions = [.attributes, .persistentReference]
                 if includingData { returns.insert(.data) }
+                if includingGuardedSecrets {
+                    return try makeResult(record, row: row, returns: returns, reading: .storageVerification(context))
+                }
                 return try makeResult(record, row: row, returns: returns)
             }
             return (items, KeychainDamage(unreadableItems: unreadable, missingItems: missing))

@@ -39,7 +39,7 @@ enum AuthenticatedCall {
 
     /// The context the dictionary names, or one for this call.
     static func authenticator(in entries: RequestEntries) -> any KeychainAuthenticating {
-        if case .authenticationContext(let context)? = entries["u_AuthCtx"] { return context }
+        if case .authenticationContext(let context)? = entries[kSecUseAuthenticationContext as String] { return context }
         return OneCallAuthentication(
             settings: KeychainPrompt.Settings(
                 environment: OneCallAuthentication.defaultEnvironment, callerName: CallingProgram.current,
@@ -48,7 +48,7 @@ enum AuthenticatedCall {
 
     /// `kSecUseOperationPrompt`, when given.
     private static func reason(in entries: RequestEntries) -> String? {
-        if case .string(let prompt)? = entries["u_OpPrompt"] { return prompt }
+        if case .string(let prompt)? = entries[kSecUseOperationPrompt as String] { return prompt }
         return nil
     }
 }

@@ -179,6 +179,15 @@ extension KeychainStore {
     func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
         sealer.openSecret(blob, sealedIn: row)
     }
+
+    /// Whether `blob` is a secret sealed under an application password.
+    static func isPasswordSealed(_ blob: Data) -> Bool { ItemSealer.isPasswordSealed(blob) }
+
+    /// Opens `blob`, a secret sealed under an application password, with `password`
+    /// (`ItemSealer.openPasswordSecret`).
+    func openPasswordSecret(_ blob: Data, sealedIn row: StoredRow, password: SecureBytes?) throws -> SecureBytes? {
+        try sealer.openPasswordSecret(blob, sealedIn: row, password: password)
+    }
 }
 
 /// The tokens a transaction looks rows up by, made with the store's index keys.
