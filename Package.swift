@@ -129,7 +129,7 @@ let package = Package(
         // The `security` command: a testable library and a tiny main.
         .target(
             name: "SecurityCLI",
-            dependencies: ["Security", "KeychainCore", "KeychainService"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
         .executableTarget(

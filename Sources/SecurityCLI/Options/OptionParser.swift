@@ -57,6 +57,9 @@ struct OptionParser: Sendable {
     let pairs: Set<Character>
     /// How many words before the options are operands.
     let leadingOperands: Int
+    /// Options without a value that take the next word as one when it is accepted by their
+    /// test (so `-A` stays a flag before another option or a word it does not accept).
+    let optionalValues: [Character: @Sendable (String) -> Bool]
 
     /// A parser for a getopt specification string such as `":a:c:C:w:U"`.
     ///
@@ -64,7 +67,12 @@ struct OptionParser: Sendable {
     ///   - secrets: the options whose values are secrets.
     ///   - pairs: the options whose value is followed by a second value word.
     ///   - leadingOperands: how many words come before the options.
-    init(_ specification: String, secrets: Set<Character> = [], pairs: Set<Character> = [], leadingOperands: Int = 0) {
+    ///   - optionalValues: options without a value that take the next word as their value when
+    ///     it passes their test (and they end their word).
+    init(
+        _ specification: String, secrets: Set<Character> = [], pairs: Set<Character> = [], leadingOperands: Int = 0,
+        optionalValues: [Character: @Sendable (String) -> Bool] = [:]
+    ) {
         var characters = Array(specification)
         quiet = characters.first == ":"
         if quiet { characters.removeFirst() }
@@ -80,6 +88,7 @@ struct OptionParser: Sendable {
         self.secrets = secrets
         self.pairs = pairs
         self.leadingOperands = leadingOperands
+        self.optionalValues = optionalValues
     }
 
     /// A command whose words are all operands (no option is scanned).
@@ -122,6 +131,13 @@ struct OptionParser: Sendable {
                     return result(operandsFrom: index)
                 }
                 guard hasValue else {
+                    if let accepts = optionalValues[letter], position == word.count, index < arguments.count,
+                        let text = arguments[index].text, accepts(text)
+                    {
+                        elements.append(.option(letter, text))
+                        index += 1
+                        continue scanning
+                    }
                     elements.append(.option(letter, nil))
                     continue
                 }
