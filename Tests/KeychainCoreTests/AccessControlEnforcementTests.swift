@@ -78,6 +78,17 @@ struct AccessControlEnforcementTests {
         #expect(try keychain.delete(attributes, context: Self.context) == 1)
     }
 
+    @Test("Locking the keychain forgets every grant: after the next unlock the user authenticates again")
+    func lockForgetsGrants() throws {
+        let keychain = try TemporaryKeychain(passcode: "2580").keychain
+        var read = try Self.protectedItem(keychain, .devicePasscode)
+        read.authentication.grant = try keychain.authenticate(passcode: Self.passcode, grant: nil, context: Self.context)
+        #expect(try keychain.search(read, context: Self.context).first?.data == Data("secret".utf8))
+        keychain.lock()
+        try keychain.unlock(passcode: Self.passcode)
+        #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authenticationNeeded)
+    }
+
     @Test("A grant serves only the caller that obtained it")
     func grantIsBoundToItsCaller() throws {
         let keychain = try TemporaryKeychain(passcode: "2580").keychain

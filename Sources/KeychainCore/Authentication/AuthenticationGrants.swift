@@ -59,6 +59,11 @@ final class AuthenticationGrants: Sendable {
         }
     }
 
+    /// Forgets every grant.
+    func removeAll() {
+        table.withLock { $0.grants.removeAll() }
+    }
+
     /// Forgets the grant `identifier` names, if it belongs to `owner`.
     func revoke(_ identifier: Data, owner: String?) {
         table.withLock { table in
