@@ -107,7 +107,7 @@ let package = Package(
         // The Apple-compatible surface.
         .target(
             name: "Security",
-            dependencies: ["KeychainCore", "KeychainService"],
+            dependencies: ["KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
 
@@ -129,7 +129,7 @@ let package = Package(
         // The `security` command: a testable library and a tiny main.
         .target(
             name: "SecurityCLI",
-            dependencies: ["Security", "KeychainCore", "KeychainService"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -189,7 +189,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService"],
+            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
         .testTarget(

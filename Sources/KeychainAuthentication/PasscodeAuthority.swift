@@ -28,9 +28,29 @@ package struct PasscodeAuthority: Sendable {
         self.open = open
     }
 
+    /// The keychain passcodes are checked against.
+    package func keychain() throws -> any KeychainHandle { try open() }
+
     /// Whether the keychain has a passcode.
     package func hasPasscode() throws -> Bool {
         try open().status().hasPasscode
+    }
+
+    /// Checks `passcode` and has the keychain record it in a grant (`grant`, or a new one).
+    ///
+    /// - Returns: the verdict and, when accepted, the keychain's path and the grant.
+    package func authenticate(_ passcode: SecureBytes, grant: Data?) -> (Verdict, (path: String, identifier: Data)?) {
+        do {
+            let keychain = try open()
+            let issued = try keychain.authenticate(passcode: Data.zeroingCopy(of: passcode), grant: grant)
+            return (.accepted, (keychain.path, issued))
+        } catch let error as KeychainError where error.code == .authFailed {
+            return (.rejected(reason: error.reason), nil)
+        } catch let error as KeychainError {
+            return (.unavailable(reason: error.reason), nil)
+        } catch {
+            return (.unavailable(reason: "the keychain could not check the passcode"), nil)
+        }
     }
 
     /// Checks `passcode`.

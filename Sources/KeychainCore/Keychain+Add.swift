@@ -35,8 +35,12 @@ extension Keychain {
 
         // The digest covers attributes and data, not the UUID, which the store draws as it seals.
         var record = ItemRecord(
-            rowID: 0, itemClass: request.itemClass, uuid: Data(), attributes: attributes, accessControl: request.accessControl)
+            rowID: 0, itemClass: request.itemClass, uuid: Data(), attributes: attributes,
+            accessControl: try currentBiometricBinding(for: request.accessControl))
         record.attributes[.sha1] = .data(try digest(of: record, secret: request.secret))
+        if request.secret != nil {
+            record.sealingPassword = try sealingPassword(for: record, authentication: request.authentication, ui: request.authenticationUI)
+        }
         return try store.seal(newItem: record, secret: request.secret)
     }
 

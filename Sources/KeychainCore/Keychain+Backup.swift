@@ -49,6 +49,8 @@ extension Keychain {
                 case .locked: throw KeychainError.classLocked
                 }
                 if record.attributes[.tokenID] != nil { continue }
+                // A secret sealed under an application password cannot be opened here: left out.
+                if let blob = row.secret, KeychainStore.isPasswordSealed(blob) { continue }
                 guard let key = classKeys[KeybagClass(record.protection)] else { continue }
                 // An item whose attributes open but whose secret does not fails the backup.
                 var plaintext = try Self.backupPlaintext(

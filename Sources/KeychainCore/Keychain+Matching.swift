@@ -292,12 +292,29 @@ extension Keychain {
     /// authentication the item is left out (nil), as Apple leaves out undecryptable items, or, with
     /// `reportingDamage`, `errSecDecode` is thrown for `forEachMatch` to judge (skip in a scan,
     /// report in a keyed lookup). The secret is returned in a buffer zeroed when released.
+    ///
+    /// The secret of an item whose access control has constraints is read only when `reading`'s
+    /// grant satisfies them (`mayReadSecret`: else the item is left out under `.skip`, or the
+    /// search fails); without `reading` (a whole-keychain dump) such a secret is left out of the
+    /// result.
     func makeResult(
-        _ record: ItemRecord, row: StoredRow, returns: ReturnOptions, reportingDamage: Bool = false
+        _ record: ItemRecord, row: StoredRow, returns: ReturnOptions, reportingDamage: Bool = false,
+        reading: SecretReading? = nil
     ) throws -> ItemResult? {
+        var returns = returns
+        if returns.contains(.data), Self.enforcedClasses.contains(record.itemClass), record.accessControl?.guardsSecret == true {
+            if let reading {
+                guard try reading.verifiesStorage
+                    || mayReadSecret(of: record, authentication: reading.authentication, ui: reading.ui, context: reading.context)
+                else { return nil }
+            } else {
+                returns.remove(.data)
+            }
+        }
         var data: Data?
         if returns.contains(.data), let blob = row.secret {
-            guard let secret = try readableSecretBytes(blob, of: row) else {
+            guard let secret = try guardedSecretBytes(blob, of: row, record: record, password: reading?.authentication.applicationPassword)
+            else {
                 if reportingDamage { throw KeychainError(.decode, "the item's secret failed authentication") }
                 return nil
             }
@@ -312,6 +329,32 @@ extension Keychain {
             let secret = try data ?? row.secret.flatMap { try readableSecret($0, of: row) }
             return reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret)
         }
+    }
+
+    /// What a request brings to read secrets that access control guards.
+    struct SecretReading {
+        let authentication: ItemAuthentication
+        let ui: AuthenticationUI
+        let context: AccessContext
+        /// Whether user constraints are not checked: the engine verifying its own storage.
+        let verifiesStorage: Bool
+
+        init(_ request: ItemRequest, context: AccessContext) {
+            authentication = request.authentication
+            ui = request.authenticationUI
+            self.context = context
+            verifiesStorage = false
+        }
+
+        private init(verifying context: AccessContext) {
+            authentication = ItemAuthentication()
+            ui = .fail
+            self.context = context
+            verifiesStorage = true
+        }
+
+        /// The reading of the engine's own storage checks (an upgrade's verification).
+        static func storageVerification(_ context: AccessContext) -> SecretReading { SecretReading(verifying: context) }
     }
 
     /// A row's secret; nil when it fails authentication (a damaged item is left out). A locked
@@ -330,17 +373,30 @@ extension Keychain {
     }
 
     /// Applies an update to one item and writes it back.
-    func apply(_ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in tx: KeychainStore.Transaction) throws {
+    ///
+    /// Replacing the access control of an item whose access control has constraints needs them
+    /// satisfied as reading its secret does (`reading`), so an update cannot lift them.
+    func apply(
+        _ changes: ItemChanges, to original: ItemRecord, row: StoredRow, in tx: KeychainStore.Transaction,
+        reading: SecretReading? = nil
+    ) throws {
         var record = original
         record.attributes.merge(changes.attributes)
         if let synchronizable = changes.synchronizable { record.attributes[.synchronizable] = .integer(synchronizable ? 1 : 0) }
         if let policy = changes.accessControl {
-            record.accessControl = policy
+            if let reading, original.accessControl?.userConstraints.isEmpty == false,
+                try !mayReadSecret(of: original, authentication: reading.authentication, ui: reading.ui, context: reading.context)
+            {
+                throw KeychainError(.interactionNotAllowed, "the item needs authentication and interaction is not allowed")
+            }
+            record.accessControl = try currentBiometricBinding(for: policy)
             record.attributes[.accessible] = .string(policy.protection.rawValue)
         } else if let protection = changes.attributes[.accessible]?.stringValue.flatMap(Protection.init),
             let policy = record.accessControl
         {
-            record.accessControl = try AccessControlPolicy(protection: protection, flags: policy.flags)
+            var changed = try AccessControlPolicy(protection: protection, flags: policy.flags)
+            changed.biometricBinding = policy.biometricBinding
+            record.accessControl = changed
         }
         if record.isSynchronizable {
             if record.protection.isThisDeviceOnly {
@@ -360,9 +416,20 @@ extension Keychain {
         record.attributes[.modificationDate] = .date(max(Date(), previous.addingTimeInterval(0.001)))
 
         var secret = changes.secret
+        let authentication = reading?.authentication ?? ItemAuthentication()
         if secret == nil, let blob = row.secret {
-            // A secret the update keeps must open: a damaged one is `errSecDecode`.
-            secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            // A secret the update keeps must open: a damaged one is `errSecDecode`; one sealed under
+            // an application password needs the password.
+            if KeychainStore.isPasswordSealed(blob) {
+                guard let opened = try guardedSecretBytes(blob, of: row, record: original, password: authentication.applicationPassword)
+                else { throw KeychainError(.decode, "the item failed authentication: it was damaged or altered") }
+                secret = opened.withUnsafeBytes { Data($0) }
+            } else {
+                secret = try store.openSecret(blob, sealedIn: row).get().withUnsafeBytes { Data($0) }
+            }
+        }
+        if secret != nil {
+            record.sealingPassword = try sealingPassword(for: record, authentication: authentication, ui: reading?.ui ?? .fail)
         }
         defer { secret?.wipe() }
         record.attributes[.sha1] = .data(try digest(of: record, secret: secret))

@@ -39,9 +39,11 @@ extension Keychain {
 
     /// Locks the keychain in this process: the class A keys are dropped from memory (and zeroed),
     /// so `…WhenUnlocked…` and `…WhenPasscodeSet…` items are unavailable until the next unlock.
-    /// Without a passcode there is nothing to lock, as on a device without one.
+    /// Without a passcode there is nothing to lock, as on a device without one. Every
+    /// authentication grant is forgotten too: after a lock the user authenticates again.
     public func lock() {
         keyRing.lock()
+        grants.removeAll()
     }
 
     /// Sets, changes or removes the passcode.

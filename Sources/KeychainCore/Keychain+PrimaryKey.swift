@@ -143,16 +143,24 @@ extension Keychain {
                         continue
                     case .locked: throw KeychainError.classLocked
                     }
-                    result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true)
+                    result = try makeResult(
+                        record, row: row, returns: request.returns, reportingDamage: true,
+                        reading: SecretReading(request, context: context))
                 } else {
-                    switch store.authenticate(row) {
-                    case .opened: break
+                    // The record is decoded only when it has an access control, which may guard
+                    // the secret; otherwise opening it authenticates the row, as before.
+                    switch store.open(row, unless: { try RecordCodec.value(of: .accessControl, in: $0) == nil }) {
+                    case .opened(nil):
+                        result = try makeKeyedResult(row, returns: request.returns)
+                    case .opened(let record?):
+                        result = try makeResult(
+                            record, row: row, returns: request.returns, reportingDamage: true,
+                            reading: SecretReading(request, context: context))
                     case .damaged:
                         foundDamage = true
                         continue
                     case .locked: throw KeychainError.classLocked
                     }
-                    result = try makeKeyedResult(row, returns: request.returns)
                 }
             } catch let error as KeychainError where error.code == .decode {
                 // The result builders report a secret that fails authentication as `errSecDecode`.

@@ -24,6 +24,10 @@ public final class Keychain: Sendable {
     let holder: HolderLock
     /// The plans this process's searches took (`queryPlanStatistics`).
     let planStatistics = Mutex(QueryPlanStatistics())
+    /// The authentications this instance verified (`authenticate(passcode:grant:context:)`).
+    let grants = AuthenticationGrants()
+    /// The biometric reader biometric constraints are checked with; nil: biometry is unavailable.
+    let biometrics = Mutex<(any BiometricVerifier)?>(nil)
 
     private static let openKeychains = Mutex<[String: Keychain]>([:])
 
@@ -272,7 +276,10 @@ public final class Keychain: Sendable {
         let results: [ItemResult] = try searchByPrimaryKey(request, context: context, limit: limit) ?? reading { tx in
             var results: [ItemResult] = []
             try forEachMatch(request, context: context, in: tx, reportingMissing: true) { record, row in
-                if let result = try makeResult(record, row: row, returns: request.returns, reportingDamage: true) {
+                if let result = try makeResult(
+                    record, row: row, returns: request.returns, reportingDamage: true,
+                    reading: SecretReading(request, context: context))
+                {
                     results.append(result)
                 }
                 return limit.map { results.count < $0 } ?? true
@@ -306,7 +313,7 @@ public final class Keychain: Sendable {
             }
             guard !matches.isEmpty else { throw KeychainError(.itemNotFound, "no item matched the query") }
             for (record, row) in matches {
-                try apply(changes, to: record, row: row, in: tx)
+                try apply(changes, to: record, row: row, in: tx, reading: SecretReading(request, context: context))
             }
         }
     }
@@ -367,7 +374,8 @@ public final class Keychain: Sendable {
     // MARK: - Whole keychain
 
     /// Every item the caller may see, with attributes and (if asked) secrets, in row order; items
-    /// that fail authentication are skipped. Used by `security dump-keychain`.
+    /// that fail authentication are skipped. Used by `security dump-keychain`. Secrets that
+    /// access control guards are left out (the items are listed without them).
     ///
     /// - Throws: `errSecInteractionNotAllowed` when an item's protection class is locked.
     public func allItems(context: AccessContext, includingData: Bool) throws -> [ItemResult] {
@@ -378,6 +386,15 @@ public final class Keychain: Sendable {
     /// out), and items the keychain's ledger counts whose rows are gone. `security
     /// dump-keychain` reports both.
     public func allItemsWithDamage(context: AccessContext, includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
+        try allItemsWithDamage(context: context, includingData: includingData, includingGuardedSecrets: false)
+    }
+
+    /// `allItemsWithDamage`; with `includingGuardedSecrets`, secrets that access control guards
+    /// are read too (except those sealed under an application password, which cannot be): for
+    /// the engine's own verification of its storage (upgrades), never offered to a caller.
+    func allItemsWithDamage(
+        context: AccessContext, includingData: Bool, includingGuardedSecrets: Bool
+    ) throws -> (items: [ItemResult], damage: KeychainDamage) {
         try reading { tx in
             let (rows, missing) = try readableRows(in: tx)
             var unreadable = 0
@@ -393,6 +410,9 @@ public final class Keychain: Sendable {
                 guard context.isEntitled(to: record.accessGroup) else { return nil }
                 var returns: ReturnOptions = [.attributes, .persistentReference]
                 if includingData { returns.insert(.data) }
+                if includingGuardedSecrets {
+                    return try makeResult(record, row: row, returns: returns, reading: .storageVerification(context))
+                }
                 return try makeResult(record, row: row, returns: returns)
             }
             return (items, KeychainDamage(unreadableItems: unreadable, missingItems: missing))

@@ -74,7 +74,10 @@ struct RequestHandler: Sendable {
             try open(path).removeProgram(executablePath: executable)
             return .done
         default:
-            return try perform(request.operation, on: EmbeddedKeychain(try open(path), context: caller.context), caller: caller)
+            // Grants the keychain issues serve only the process that obtained them.
+            var context = caller.context
+            context.peer = peer.grantOwner
+            return try perform(request.operation, on: EmbeddedKeychain(try open(path), context: context), caller: caller)
         }
     }
 
@@ -109,6 +112,13 @@ struct RequestHandler: Sendable {
             return .done
         case .lock:
             try keychain.lock()
+            return .done
+        case .authenticate(let passcode, let grant):
+            return .grant(try held.changingKeybag(of: keychain.path) { try keychain.authenticate(passcode: passcode, grant: grant) })
+        case .authenticateBiometry(let reason, let grant):
+            return .grant(try keychain.authenticateBiometry(reason: reason, grant: grant))
+        case .revokeAuthentication(let grant):
+            try keychain.revokeAuthentication(grant: grant)
             return .done
         case .changePasscode(let old, let new):
             return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })

@@ -3,8 +3,8 @@ import KeychainCore
 
 /// A request, field by field in declaration order: class, attributes, access control?,
 /// synchronizable filter, secret?, persistent reference?, identity?, match limit?, return
-/// options, case-insensitive flag, host-or-subdomain?, authentication UI (`?` marks a presence
-/// byte).
+/// options, case-insensitive flag, host-or-subdomain?, authentication UI, grant?, application
+/// password? (`?` marks a presence byte).
 extension ItemRequest: WireCodable {
     /// Writes every field.
     public func encode(to writer: inout WireWriter) throws {
@@ -20,6 +20,8 @@ extension ItemRequest: WireCodable {
         writer.bool(caseInsensitive)
         writer.optional(hostOrSubdomain) { $0.string($1) }
         try writer.write(authenticationUI)
+        writer.optional(authentication.grant) { $0.bytes($1) }
+        writer.optional(authentication.applicationPassword) { $0.bytes($1) }
     }
 
     /// Reads every field.
@@ -41,6 +43,8 @@ extension ItemRequest: WireCodable {
         caseInsensitive = try reader.bool()
         hostOrSubdomain = try reader.optional { try $0.string() }
         authenticationUI = try reader.read()
+        authentication.grant = try reader.optional { try $0.bytes() }
+        authentication.applicationPassword = try reader.optional { try $0.bytes() }
     }
 }
 

@@ -1,19 +1,23 @@
 import KeychainCore
 
-/// An engine error: its code's tag (UInt16, `wireTag`), its reason, then the refused file?.
+/// An engine error: its code's tag (UInt16, `wireTag`), its reason, the refused file?, then the
+/// access-control flags? (UInt64) of an item that needs authentication.
 extension KeychainError: WireCodable {
     /// Writes the code's tag, the reason and the refused file.
     public func encode(to writer: inout WireWriter) throws {
         writer.integer(code.wireTag)
         writer.string(reason)
         try writer.optional(unsafeFile) { try $0.write($1) }
+        writer.optional(constraints) { $0.integer($1.rawValue) }
     }
 
     /// Reads an error as the other process raised it.
     public init(from reader: inout WireReader) throws {
         let code = try KeychainError.Code(wireTag: try reader.integer(UInt16.self))
         let reason = try reader.string()
-        self.init(code, reason, unsafeFile: try reader.optional { try $0.read() })
+        let file: UnsafeFile? = try reader.optional { try $0.read() }
+        let constraints = try reader.optional { AccessControlPolicy.Flags(rawValue: try $0.integer(UInt64.self)) }
+        self.init(code, reason, unsafeFile: file, constraints: constraints)
     }
 }
 
@@ -47,6 +51,8 @@ extension KeychainError.Code {
         case .decode: return 23
         case .missingEntitlement: return 24
         case .internal: return 25
+        case .authenticationNeeded: return 26
+        case .userCanceled: return 27
         }
     }
 

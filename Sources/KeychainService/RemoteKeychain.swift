@@ -55,6 +55,22 @@ public struct RemoteKeychain: KeychainHandle {
 
     public func lock() throws { try expectDone(.lock) }
 
+    public func authenticate(passcode: Data, grant: Data?) throws -> Data {
+        guard case .grant(let issued) = try send(.authenticate(passcode: passcode, grant: grant)) else {
+            throw unexpected("authenticate")
+        }
+        return issued
+    }
+
+    public func authenticateBiometry(reason: String, grant: Data?) throws -> Data {
+        guard case .grant(let issued) = try send(.authenticateBiometry(reason: reason, grant: grant)) else {
+            throw unexpected("authenticateBiometry")
+        }
+        return issued
+    }
+
+    public func revokeAuthentication(grant: Data) throws { try expectDone(.revokeAuthentication(grant: grant)) }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }

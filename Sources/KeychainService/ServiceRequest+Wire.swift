@@ -6,7 +6,8 @@ import KeychainCore
 /// operation: 1 open, 2 create, 3 deleteKeychain, 4 add, 5 search, 6 update, 7 delete,
 /// 8 allItems, 9 status, 10 unlock, 11 lock, 12 changePasscode, 13 settings,
 /// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
-/// 19 removeProgram.
+/// 19 removeProgram, 20 defaultAccessGroup, 21 authenticate, 22 authenticateBiometry,
+/// 23 revokeAuthentication.
 extension ServiceRequest: WireCodable {
     /// Writes the path, the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -65,6 +66,17 @@ extension ServiceRequest: WireCodable {
         case .removeProgram(let executablePath):
             writer.u8(19)
             writer.string(executablePath)
+        case .authenticate(let passcode, let grant):
+            writer.u8(21)
+            writer.bytes(passcode)
+            writer.optional(grant) { $0.bytes($1) }
+        case .authenticateBiometry(let reason, let grant):
+            writer.u8(22)
+            writer.string(reason)
+            writer.optional(grant) { $0.bytes($1) }
+        case .revokeAuthentication(let grant):
+            writer.u8(23)
+            writer.bytes(grant)
         }
     }
 
@@ -93,6 +105,9 @@ extension ServiceRequest: WireCodable {
         case 18: operation = .registeredPrograms
         case 19: operation = .removeProgram(executablePath: try reader.string())
         case 20: operation = .defaultAccessGroup
+        case 21: operation = .authenticate(passcode: try reader.bytes(), grant: try reader.optional { try $0.bytes() })
+        case 22: operation = .authenticateBiometry(reason: try reader.string(), grant: try reader.optional { try $0.bytes() })
+        case 23: operation = .revokeAuthentication(grant: try reader.bytes())
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

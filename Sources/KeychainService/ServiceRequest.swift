@@ -61,6 +61,12 @@ public enum ServiceOperation: Sendable {
     case registeredPrograms
     /// Removes the registration of the executable at the path (owner only).
     case removeProgram(executablePath: String)
+    /// `KeychainHandle.authenticate(passcode:grant:)`.
+    case authenticate(passcode: Data, grant: Data?)
+    /// `KeychainHandle.authenticateBiometry(reason:grant:)`.
+    case authenticateBiometry(reason: String, grant: Data?)
+    /// `KeychainHandle.revokeAuthentication(grant:)`.
+    case revokeAuthentication(grant: Data)
 }
 
 /// `keychaind`'s answer to one request.
@@ -87,6 +93,8 @@ public enum ServiceResponse: Sendable {
     case restore(RestoreSummary)
     /// The registered programs.
     case programs([RegisteredProgram])
+    /// A grant's identifier (`authenticate`).
+    case grant(Data)
     /// The request failed: the engine's error, as an embedded call would have thrown it.
     case failure(KeychainError)
 }

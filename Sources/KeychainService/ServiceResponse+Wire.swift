@@ -3,7 +3,7 @@ import KeychainCore
 
 /// A response's payload: the case's tag (one byte), then its fields. Tags are fixed per case:
 /// 1 done, 2 item (an optional result), 3 items, 4 count (Int64), 5 itemsWithDamage,
-/// 6 status, 7 settings, 8 backup, 9 restore, 10 programs, 11 failure.
+/// 6 status, 7 settings, 8 backup, 9 restore, 10 programs, 11 failure, 12 group, 13 grant.
 extension ServiceResponse: WireCodable {
     /// Writes the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -43,6 +43,9 @@ extension ServiceResponse: WireCodable {
         case .failure(let error):
             writer.u8(11)
             try writer.write(error)
+        case .grant(let grant):
+            writer.u8(13)
+            writer.bytes(grant)
         }
     }
 
@@ -60,6 +63,7 @@ extension ServiceResponse: WireCodable {
         case 9: self = .restore(try reader.read())
         case 10: self = .programs(try reader.array { try $0.read() })
         case 11: self = .failure(try reader.read())
+        case 13: self = .grant(try reader.bytes())
         case 12: self = .group(try reader.string())
         default: throw WireError(.unknownTag, "unknown response")
         }

@@ -2,6 +2,7 @@ import Foundation
 import KeychainAuthentication
 import KeychainCore
 import KeychainCrypto
+import Synchronization
 
 extension LAContext {
     /// Whether `policy` can be evaluated, without asking the user.
@@ -139,17 +140,28 @@ extension LAContext {
         if interactionNotAllowed { throw LAError(code: .notInteractive, detail: "interaction is not allowed") }
         let request = PinentryRequest.passcode(reason: reason, caller: callerName, cancelTitle: cancelTitle)
         let authority = passcodeAuthority
+        let grant = state.withLock { $0.grant?.identifier }
+        let issued = Mutex<(path: String, identifier: Data)?>(nil)
         let outcome = PinentryPrompter.ask(
             request, environment: environment, cancellation: cancellation, attempts: Self.passcodeAttempts
         ) { passcode in
-            switch authority.verify(passcode) {
-            case .accepted: return .accepted
+            // The keychain checks the passcode and issues a grant that keychain calls made with
+            // this context reuse.
+            let (verdict, granted) = authority.authenticate(passcode, grant: grant)
+            switch verdict {
+            case .accepted:
+                issued.withLock { $0 = granted }
+                return .accepted
             case .rejected(let why): return .rejected(reason: "Wrong passcode (\(why)).")
             case .unavailable(let why): return .rejected(reason: "The passcode could not be checked (\(why)).")
             }
         }
         _ = try entered(outcome)
-        state.withLock { $0.passcodeAuthenticated = true }
+        let granted = issued.withLock { $0 }
+        state.withLock { current in
+            current.passcodeAuthenticated = true
+            if let granted { current.grant = granted }
+        }
     }
 
     /// How many passcodes one prompt takes before the evaluation fails (gpg-agent's default for

@@ -30,6 +30,9 @@ public final class LAContext: @unchecked Sendable {
         var applicationPassword: SecureBytes?
         /// Whether the device passcode was entered correctly on this context.
         var passcodeAuthenticated = false
+        /// The grant the keychain issued when it verified the user on this context, and the
+        /// keychain's path.
+        var grant: (path: String, identifier: Data)?
     }
 
     let state = Mutex(State())
@@ -137,13 +140,19 @@ public final class LAContext: @unchecked Sendable {
     /// one (`LAError.invalidContext`); forgets what the context established and its credential.
     /// Calling it again does nothing more.
     public func invalidate() {
-        let pending = state.withLock { current in
+        let (pending, grant) = state.withLock { current in
+            let grant = current.grant
             current.invalidated = true
             current.passcodeAuthenticated = false
             current.applicationPassword = nil
+            current.grant = nil
             defer { current.pending = [:] }
-            return Array(current.pending.values)
+            return (Array(current.pending.values), grant)
         }
         for cancellation in pending { cancellation.cancel() }
+        // The keychain forgets the grant too, so it can never be presented again.
+        if let grant, let keychain = try? passcodeAuthority.keychain(), keychain.path == grant.path {
+            try? keychain.revokeAuthentication(grant: grant.identifier)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import KeychainAuthentication
 import KeychainCore
 
 /// Converts CF/Foundation dictionaries into the engine's typed request values.
@@ -140,6 +141,8 @@ enum RequestBridge {
             return .reference(.certificate(certificate.certificate))
         case let identity as SecIdentity:
             return .reference(.identity(identity.identity))
+        case let context as any KeychainAuthenticating:
+            return .authenticationContext(context)
         case let array as NSArray:
             return .array(try elements(of: array, level: level))
         case let dictionary as NSDictionary:

@@ -30,8 +30,10 @@ enum ProcessKeychain {
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
-        let request = try RequestParser.parse(RequestBridge.dictionary(attributes), for: .add)
-        let added = try ProcessKeychain.resolve().add(request)
+        let entries = try RequestBridge.dictionary(attributes)
+        let request = try RequestParser.parse(entries, for: .add)
+        let keychain = try ProcessKeychain.resolve()
+        let added = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.add($0) }
         if let result, let added {
             result.pointee = ResultBridge.item(for: added, returns: request.returns)
         }
@@ -54,8 +56,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 @discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     StatusMapping.run {
-        let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .copyMatching)
-        let found = try ProcessKeychain.resolve().search(request)
+        let entries = try RequestBridge.dictionary(query)
+        let request = try RequestParser.parse(entries, for: .copyMatching)
+        let keychain = try ProcessKeychain.resolve()
+        let found = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.search($0) }
         if let result {
             result.pointee = ResultBridge.object(found, returns: request.returns, limit: request.matchLimit ?? .one)
         }
@@ -70,10 +74,12 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     StatusMapping.run {
-        let request = try RequestParser.parse(RequestBridge.dictionary(query), for: .update)
+        let entries = try RequestBridge.dictionary(query)
+        let request = try RequestParser.parse(entries, for: .update)
         let changes = try RequestParser.parseChanges(
             RequestBridge.dictionary(attributesToUpdate), for: request.itemClass)
-        try ProcessKeychain.resolve().update(request, changes: changes)
+        let keychain = try ProcessKeychain.resolve()
+        try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.update($0, changes: changes) }
     }
 }
 

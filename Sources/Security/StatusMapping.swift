@@ -35,6 +35,9 @@ package enum StatusMapping {
         case .decode: return errSecDecode
         case .missingEntitlement: return errSecMissingEntitlement
         case .internal: return errSecInternal
+        // Only when no one could ask the user: the `Security` surface asks and retries otherwise.
+        case .authenticationNeeded: return errSecInteractionNotAllowed
+        case .userCanceled: return errSecUserCanceled
         }
     }
 

@@ -28,7 +28,9 @@ struct MigrationTests {
 
     /// Every item, rendered as the fixture's `expected-items.txt` renders them.
     static func rendered(_ keychain: Keychain) throws -> String {
-        let items = try keychain.allItems(context: AccessContext(accessGroups: ["*"]), includingData: true)
+        let items = try keychain.allItemsWithDamage(
+            context: AccessContext(accessGroups: ["*"]), includingData: true, includingGuardedSecrets: true
+        ).items
         return items.map { item in
             var lines = ["class \(item.itemClass.rawValue) ref \(item.persistentReference!.hex)"]
             for (name, value) in (item.attributes ?? [:]).sorted(by: { $0.key < $1.key }) {

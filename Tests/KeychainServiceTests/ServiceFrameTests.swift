@@ -52,13 +52,13 @@ struct ServiceFrameTests {
 
     @Test("Another protocol version is refused with a message naming both versions")
     func unknownVersion() throws {
-        var buffer = Self.header(version: 2, length: 0)
+        var buffer = Self.header(version: 1, length: 0)
         do {
             _ = try ServiceFrame.decodeFrame(from: &buffer)
-            Issue.record("version 2 was accepted")
+            Issue.record("version 1 was accepted")
         } catch let error as WireError {
-            #expect(error.kind == .unsupportedVersion(2))
-            #expect(error.description == "keychaind protocol: the peer speaks protocol version 2; this side speaks version 1")
+            #expect(error.kind == .unsupportedVersion(1))
+            #expect(error.description == "keychaind protocol: the peer speaks protocol version 1; this side speaks version 2")
             #expect(error.keychainError.code == .decode)
         }
     }

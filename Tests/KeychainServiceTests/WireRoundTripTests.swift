@@ -87,6 +87,6 @@ struct WireRoundTripTests {
             #expect(try KeychainError.Code(wireTag: code.wireTag) == code)
         }
         #expect(throws: WireError.self) { try KeychainError.Code(wireTag: 0) }
-        #expect(throws: WireError.self) { try KeychainError.Code(wireTag: 26) }
+        #expect(throws: WireError.self) { try KeychainError.Code(wireTag: 28) }
     }
 }

@@ -164,6 +164,7 @@ extension ItemRequest: Equatable {
             && a.persistentReference == b.persistentReference && a.identity == b.identity
             && a.matchLimit == b.matchLimit && a.returns == b.returns && a.caseInsensitive == b.caseInsensitive
             && a.hostOrSubdomain == b.hostOrSubdomain && a.authenticationUI == b.authenticationUI
+            && a.authentication == b.authentication
     }
 }
 
@@ -199,6 +200,9 @@ extension ServiceOperation: Equatable {
             return p == q && w == v
         case (.registerProgram(let p, let e), .registerProgram(let q, let f)): return p == q && e == f
         case (.removeProgram(let p), .removeProgram(let q)): return p == q
+        case (.authenticate(let p, let g), .authenticate(let q, let h)): return p == q && g == h
+        case (.authenticateBiometry(let r, let g), .authenticateBiometry(let s, let h)): return r == s && g == h
+        case (.revokeAuthentication(let g), .revokeAuthentication(let h)): return g == h
         default: return false
         }
     }
@@ -219,6 +223,7 @@ extension ServiceResponse: Equatable {
         case (.restore(let x), .restore(let y)): return x == y
         case (.programs(let x), .programs(let y)): return x == y
         case (.failure(let x), .failure(let y)): return x == y
+        case (.grant(let x), .grant(let y)): return x == y
         default: return false
         }
     }

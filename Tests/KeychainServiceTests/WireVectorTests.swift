@@ -49,6 +49,9 @@ struct WireVectorTests {
         search.attributes = [.service: .string("svc"), .account: .string("me")]
         search.matchLimit = .all
         search.returns = [.attributes]
+        var authenticated = search
+        authenticated.returns = [.data]
+        authenticated.authentication = ItemAuthentication(grant: Data(repeating: 0x47, count: 32), applicationPassword: Data("app".utf8))
         var full = ItemResult(itemClass: .genericPassword)
         full.attributes = [.account: .string("me"), .creationDate: .date(Date(timeIntervalSinceReferenceDate: 1.5))]
         full.data = Data([0, 1])
@@ -66,6 +69,12 @@ struct WireVectorTests {
             ("request-update", .request(ServiceRequest(keychainPath: "/k", operation: .update(search, WireSamples.changes)))),
             ("request-change-passcode", .request(ServiceRequest(keychainPath: "/k", operation: .changePasscode(old: nil, new: Data([0]))))),
             ("request-backup", .request(ServiceRequest(keychainPath: "/k", operation: .backup(path: "/b", password: Data("pw".utf8))))),
+            ("request-search-authenticated", .request(ServiceRequest(keychainPath: "/k", operation: .search(authenticated)))),
+            ("request-authenticate", .request(ServiceRequest(keychainPath: "/k", operation: .authenticate(passcode: Data("2580".utf8), grant: Data(repeating: 0x47, count: 32))))),
+            ("request-authenticate-biometry", .request(ServiceRequest(keychainPath: "/k", operation: .authenticateBiometry(reason: "r", grant: nil)))),
+            ("request-revoke-authentication", .request(ServiceRequest(keychainPath: "/k", operation: .revokeAuthentication(grant: Data([1, 2]))))),
+            ("response-grant", .response(.grant(Data(repeating: 0x47, count: 32)))),
+            ("response-failure-authentication-needed-constraints", .response(.failure(KeychainError(authenticationNeededFor: [.biometryAny, .or, .devicePasscode])))),
             ("request-register-program", .request(ServiceRequest(keychainPath: "/k", operation: .registerProgram(executablePath: "/bin/a", entitlements: Data("<d/>".utf8))))),
             ("response-done", .response(.done)),
             ("response-items", .response(.items([full, certificate, key]))),

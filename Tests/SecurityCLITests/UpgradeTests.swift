@@ -2,7 +2,9 @@ import Foundation
 import Testing
 
 /// A keychain written by the previous version (Tests/TestVectors/v1-keychain) opens through the
-/// tool, upgraded in place, and dumps exactly as that version dumped it.
+/// tool, upgraded in place, and dumps exactly as that version dumped it, except that the secret
+/// of its item with `.userPresence` (service `v1.acl`) is no longer dumped: access control now
+/// guards it.
 @Suite struct UpgradeTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("TestVectors/v1-keychain")
@@ -17,6 +19,7 @@ import Testing
         }
         let expected = try String(contentsOf: Self.fixture.appendingPathComponent("expected-dump.txt"), encoding: .utf8)
             .replacingOccurrences(of: "<KEYCHAIN>", with: tool.defaultKeychainPath)
+            .replacingOccurrences(of: "data:\n\"acl-secret\"\n", with: "data:\n\n")
         let dump = try tool.run("dump-keychain", "-d")
         #expect(dump.status == 0)
         #expect(dump.output == expected)

@@ -230,14 +230,17 @@ struct GuideSnippetTests {
         }
     }
 
-    @Test("iOS keychain article, saveWithBiometry: the item is stored with its access control, and saving again replaces it")
+    @Test("iOS keychain article, saveWithBiometry: the item is stored with its access control, saving again replaces it, and its secret needs biometry (errSecAuthFailed without a reader)")
     func saveWithBiometrySnippet() throws {
         try TemporaryKeychain.run { _ in
             let article = IOSKeychainArticle()
             try article.saveWithBiometry(data: Data("one".utf8), key: "bio")
             try article.saveWithBiometry(data: Data("two".utf8), key: "bio")
             let query: Query = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "bio"]
-            #expect(secret(query) == Data("two".utf8))
+            #expect(count(query) == 1)
+            let read = copyMatching(merged(query, [kSecReturnData as String: true]))
+            #expect(read.status == errSecAuthFailed)
+            #expect(read.result == nil)
             let stored = try #require(attributes(query))
             #expect(stored[kSecAttrAccessible as String] as? String == "aku")
             let expected = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .biometryCurrentSet, nil)

@@ -23,6 +23,8 @@ struct StatusMappingTests {
         .unknownFormat: "errSecUnknownFormat", .passphraseRequired: "errSecPassphraseRequired",
         .verifyFailed: "errSecVerifyFailed", .interactionNotAllowed: "errSecInteractionNotAllowed",
         .decode: "errSecDecode", .missingEntitlement: "errSecMissingEntitlement",
+        // Reported only when no one could ask the user (the `Security` surface asks and retries).
+        .authenticationNeeded: "errSecInteractionNotAllowed", .userCanceled: "errSecUserCanceled",
     ]
 
     /// The one code whose status is not in SecBase.h: `.internal` is errSecInternal (-26276),

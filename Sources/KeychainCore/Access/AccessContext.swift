@@ -11,6 +11,10 @@ public struct AccessContext: Sendable, Equatable {
     public let accessGroups: [String]
     /// Whether the caller may use every group (`*` was among its groups).
     public let allowsAllGroups: Bool
+    /// Who the caller is, for the authentications the keychain grants it: `keychaind` names
+    /// each client process (its pid and start time), so a grant serves only the process that
+    /// obtained it; nil in-process.
+    public var peer: String?
 
     /// A context with `groups` in order; `*` among them grants all groups.
     public init(accessGroups groups: [String]) {

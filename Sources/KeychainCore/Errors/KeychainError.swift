@@ -62,6 +62,12 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         case missingEntitlement
         /// An invariant of the engine failed.
         case `internal`
+        /// The item's access control needs the user to authenticate before its secret is read
+        /// (`constraints` says with what); the `Security` surface asks and tries again, and
+        /// reports errSecInteractionNotAllowed when it may not ask.
+        case authenticationNeeded
+        /// The user cancelled an authentication.
+        case userCanceled
     }
 
     /// What went wrong.
@@ -71,12 +77,24 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
     /// For a `.writePermission` refusal: the file or directory refused, with its path and the fix
     /// (the path stays out of `reason`).
     public let unsafeFile: UnsafeFile?
+    /// For `.authenticationNeeded`: the access-control flags of the item that needs it, so the
+    /// caller knows what to ask the user for.
+    public let constraints: AccessControlPolicy.Flags?
 
     /// Creates an error with a code and a reason.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
         unsafeFile = nil
+        constraints = nil
+    }
+
+    /// The `.authenticationNeeded` error for an item whose access control has `constraints`.
+    public init(authenticationNeededFor constraints: AccessControlPolicy.Flags) {
+        code = .authenticationNeeded
+        reason = "the item's access control needs the user to authenticate"
+        unsafeFile = nil
+        self.constraints = constraints
     }
 
     /// The `.writePermission` error refusing `file`; its reason names the file's role, the problem
@@ -85,13 +103,15 @@ public struct KeychainError: Error, Equatable, Sendable, CustomStringConvertible
         code = .writePermission
         reason = file.reason
         unsafeFile = file
+        constraints = nil
     }
 
     /// An error with every field given, as another process reported it (`keychaind`'s protocol).
-    package init(_ code: Code, _ reason: String, unsafeFile: UnsafeFile?) {
+    package init(_ code: Code, _ reason: String, unsafeFile: UnsafeFile?, constraints: AccessControlPolicy.Flags? = nil) {
         self.code = code
         self.reason = reason
         self.unsafeFile = unsafeFile
+        self.constraints = constraints
     }
 
     /// The code and the reason: `decode: the keychain is damaged: …`.

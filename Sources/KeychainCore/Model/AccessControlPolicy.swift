@@ -1,7 +1,8 @@
 import Foundation
 
 /// A `SecAccessControl`: a protection class plus the constraints Apple's
-/// `SecAccessControlCreateFlags` express. Compared by value, as Apple compares access controls.
+/// `SecAccessControlCreateFlags` express. Compared by value (protection and flags), as Apple
+/// compares access controls.
 public struct AccessControlPolicy: Hashable, Sendable {
     /// Apple's `SecAccessControlCreateFlags`, with Apple's bit values.
     public struct Flags: OptionSet, Hashable, Sendable {
@@ -37,6 +38,19 @@ public struct AccessControlPolicy: Hashable, Sendable {
     public let protection: Protection
     /// The constraint flags.
     public let flags: Flags
+    /// For `.biometryCurrentSet`: the keyed digest of the fingerprints enrolled when the item got
+    /// this access control (nil when none were); stored with it, never sent to a client, and
+    /// not part of its identity.
+    package var biometricBinding: Data?
+
+    public static func == (left: AccessControlPolicy, right: AccessControlPolicy) -> Bool {
+        left.protection == right.protection && left.flags == right.flags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(protection)
+        hasher.combine(flags)
+    }
 
     /// Validates a combination as Apple's `SecAccessControlCreateWithFlags` does.
     ///
@@ -64,21 +78,57 @@ public struct AccessControlPolicy: Hashable, Sendable {
     /// Whether the access control carries constraints beyond its protection class.
     public var hasConstraints: Bool { !flags.subtracting([.or, .and]).isEmpty }
 
-    /// The stored form: a version byte, the protection string, the flags.
+    /// The constraints that need the user: the flags without the logical operations,
+    /// `.privateKeyUsage` and `.applicationPassword` (which is encryption, not a check).
+    public var userConstraints: [Flags] { Self.userConstraints(of: flags) }
+
+    /// The constraints among `flags` that need the user.
+    public static func userConstraints(of flags: Flags) -> [Flags] {
+        [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode, .watch].filter { flags.contains($0) }
+    }
+
+    /// Whether reading the secret needs anything: a user constraint or the application password.
+    public var guardsSecret: Bool { !userConstraints.isEmpty || flags.contains(.applicationPassword) }
+
+    /// How many of `userConstraints` must be satisfied: one with `.or`, otherwise all.
+    public var requiredCount: Int {
+        let count = userConstraints.count
+        return flags.contains(.or) ? min(count, 1) : count
+    }
+
+    /// The stored form: a version byte (1, or 2 with a biometric binding), the protection
+    /// string, the flags, then in version 2 the binding's length (one byte) and bytes.
     var serialized: Data {
-        var data = Data([1, UInt8(protection.rawValue.utf8.count)])
+        var data = Data([biometricBinding == nil ? 1 : 2, UInt8(protection.rawValue.utf8.count)])
         data.append(contentsOf: protection.rawValue.utf8)
         withUnsafeBytes(of: flags.rawValue.bigEndian) { data.append(contentsOf: $0) }
+        if let biometricBinding {
+            data.append(UInt8(biometricBinding.count))
+            data.append(biometricBinding)
+        }
         return data
     }
 
     /// Reads the stored form; throws `errSecDecode` when it is malformed.
     init(serialized data: Data) throws {
         let bytes = [UInt8](data)
-        guard bytes.count >= 2, bytes[0] == 1, bytes.count == 2 + Int(bytes[1]) + 8,
-            let protection = Protection(rawValue: String(decoding: bytes[2..<(2 + Int(bytes[1]))], as: UTF8.self))
+        guard bytes.count >= 2, bytes[0] == 1 || bytes[0] == 2 else {
+            throw KeychainError(.decode, "stored access control is malformed")
+        }
+        let flagsEnd = 2 + Int(bytes[1]) + 8
+        var binding: Data?
+        if bytes[0] == 2 {
+            guard bytes.count > flagsEnd, bytes.count == flagsEnd + 1 + Int(bytes[flagsEnd]) else {
+                throw KeychainError(.decode, "stored access control is malformed")
+            }
+            binding = Data(bytes[(flagsEnd + 1)...])
+        } else {
+            guard bytes.count == flagsEnd else { throw KeychainError(.decode, "stored access control is malformed") }
+        }
+        guard let protection = Protection(rawValue: String(decoding: bytes[2..<(2 + Int(bytes[1]))], as: UTF8.self))
         else { throw KeychainError(.decode, "stored access control is malformed") }
-        let raw = bytes[(2 + Int(bytes[1]))...].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let raw = bytes[(2 + Int(bytes[1]))..<flagsEnd].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         try self.init(protection: protection, flags: Flags(rawValue: raw))
+        biometricBinding = binding
     }
 }

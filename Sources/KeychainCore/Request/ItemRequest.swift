@@ -111,6 +111,9 @@ public struct ItemRequest: Sendable {
     public var hostOrSubdomain: String?
     /// `kSecUseAuthenticationUI`.
     public var authenticationUI: AuthenticationUI = .allow
+    /// The grant and application password brought to open items whose access control has
+    /// constraints (`kSecUseAuthenticationContext`).
+    public var authentication = ItemAuthentication()
 
     /// Creates an empty request for a class.
     public init(itemClass: ItemClass) { self.itemClass = itemClass }

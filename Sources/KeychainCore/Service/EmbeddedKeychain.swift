@@ -52,6 +52,18 @@ public struct EmbeddedKeychain: KeychainHandle {
 
     public func lock() throws { keychain.lock() }
 
+    public func authenticate(passcode: Data, grant: Data?) throws -> Data {
+        try keychain.authenticate(passcode: passcode, grant: grant, context: context)
+    }
+
+    public func authenticateBiometry(reason: String, grant: Data?) throws -> Data {
+        try keychain.authenticateBiometry(reason: reason, grant: grant, context: context)
+    }
+
+    public func revokeAuthentication(grant: Data) throws {
+        keychain.revokeAuthentication(grant: grant, context: context)
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         try keychain.changePasscode(from: old, to: new)

@@ -32,6 +32,15 @@ public protocol KeychainHandle: Sendable {
     func unlock(passcode: Data) throws
     /// Locks: class A keys are dropped for every client of this keychain.
     func lock() throws
+    /// Checks the passcode as `unlock` does (counted, and unlocking) and records it in a grant
+    /// for this caller (`grant`, or a new one); returns the grant's identifier, which requests
+    /// bring in `ItemRequest.authentication` to read secrets access control guards.
+    func authenticate(passcode: Data, grant: Data?) throws -> Data
+    /// Has the keychain verify the user's biometry and record it in a grant (`grant`, or a new
+    /// one); returns the grant's identifier.
+    func authenticateBiometry(reason: String, grant: Data?) throws -> Data
+    /// Forgets a grant.
+    func revokeAuthentication(grant: Data) throws
     /// Sets, changes or removes the passcode; returns how many items were sealed again.
     @discardableResult
     func changePasscode(from old: Data?, to new: Data?) throws -> Int

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCrypto
 
 /// A decrypted item: its identity, its attributes, and (when read) its secret.
 struct ItemRecord: Sendable {
@@ -13,6 +14,9 @@ struct ItemRecord: Sendable {
     var attributes: ItemAttributes
     /// The item's access control, when it was given one.
     var accessControl: AccessControlPolicy?
+    /// The application password the secret is sealed under when this record is written (an item
+    /// whose access control has `.applicationPassword`), with the derivation's cost; never stored.
+    var sealingPassword: ApplicationPassword?
 
     /// Whether the item is synchronizable.
     var isSynchronizable: Bool { attributes[.synchronizable]?.integerValue == 1 }
@@ -59,4 +63,13 @@ struct StoredRow {
 
     /// The row's protection class; nil when the column holds no known value.
     var protection: Protection? { Protection(rawValue: keyClass) }
+}
+
+/// An application password as sealing uses it: the password and the iteration count of its
+/// derivation (PBKDF2-HMAC-SHA256, calibrated like the passcode's).
+struct ApplicationPassword: Sendable {
+    /// The password.
+    let password: SecureBytes
+    /// The derivation's iteration count.
+    let iterations: Int
 }

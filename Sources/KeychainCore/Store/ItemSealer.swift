@@ -140,6 +140,89 @@ struct ItemSealer: Sendable {
         return blob
     }
 
+    /// Seals a secret under a fresh per-item key that is wrapped twice: first under a key derived
+    /// from the application password (PBKDF2 with a random salt of its own), then under the
+    /// class's item-key wrapping key. Without the password the item key cannot be unwrapped, so
+    /// no one holding only the keychain's keys can read the secret:
+    /// `3 ‖ salt (16) ‖ iterations (u32) ‖ wrapped wrapped key ‖ sealed secret`.
+    ///
+    /// - Throws: `errSecInteractionNotAllowed` when `protection`'s class is locked.
+    func sealSecret<Secret: ContiguousBytes>(
+        _ secret: Secret, itemClass: ItemClass, protection: Protection, uuid: Data, generation: Int64,
+        password: ApplicationPassword
+    ) throws -> Data {
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        let itemKey = try SecureBytes(copying: SecureRandom.data(count: SymmetricKey.byteCount))
+        let salt = try SecureRandom.data(count: Self.passwordSaltLength)
+        let passwordKey = try PasscodeKDF.derive(password.password, salt: salt, iterations: password.iterations)
+        let aad = secretAAD(itemClass, protection.rawValue, uuid, generation)
+        let inner = try itemKey.withUnsafeBytes { keyBytes in
+            try SymmetricKey.sealOnce(
+                keyBytes, key: passwordKey, aad: Self.passwordLabel + aad, nonce: SecureRandom.data(count: AESGCMCipher.nonceLength))
+        }
+        let wrapped = try keys.itemKeyWrapping.seal(
+            inner, aad: Self.itemKeyLabel + aad, nonce: SecureRandom.data(count: AESGCMCipher.nonceLength))
+        let sealed = try SymmetricKey.sealOnce(secret, key: itemKey, aad: aad, nonce: SecureRandom.data(count: AESGCMCipher.nonceLength))
+        var blob = Data([Self.passwordSecretFormat])
+        blob.append(salt)
+        withUnsafeBytes(of: UInt32(password.iterations).bigEndian) { blob.append(contentsOf: $0) }
+        blob.append(wrapped)
+        blob.append(sealed)
+        return blob
+    }
+
+    /// Whether `blob` is a secret sealed under an application password.
+    static func isPasswordSealed(_ blob: Data) -> Bool { blob.first == passwordSecretFormat }
+
+    /// Opens a secret sealed under an application password (`sealSecret(…password:)`).
+    ///
+    /// - Returns: the secret; nil when the row or blob is damaged (its class-key layer fails).
+    /// - Throws: `.authenticationNeeded` without a password; `errSecAuthFailed` for a wrong one;
+    ///   `errSecInteractionNotAllowed` when the class is locked.
+    func openPasswordSecret(_ blob: Data, sealedIn row: StoredRow, password: SecureBytes?) throws -> SecureBytes? {
+        let header = 1 + Self.passwordSaltLength + 4
+        let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
+        let inner: SecureBytes
+        switch openingKeys(row).flatMap({ keys -> RowOutcome<SecureBytes> in
+            guard blob.count >= header + Self.passwordWrappedLength, blob.first == Self.passwordSecretFormat else { return .damaged }
+            return .opened(
+                try blob.withUnsafeBytes { bytes in
+                    try keys.itemKeyWrapping.open(
+                        UnsafeRawBufferPointer(rebasing: bytes[header..<(header + Self.passwordWrappedLength)]),
+                        aad: Self.itemKeyLabel + aad)
+                })
+        }) {
+        case .opened(let opened): inner = opened
+        case .damaged: return nil
+        case .locked: throw KeychainError.classLocked
+        }
+        guard let password else { throw KeychainError(.authenticationNeeded, "the item needs its application password") }
+        let start = blob.startIndex
+        let salt = Data(blob[(start + 1)..<(start + 1 + Self.passwordSaltLength)])
+        let iterations = blob[(start + 1 + Self.passwordSaltLength)..<(start + header)].reduce(0) { $0 << 8 | Int($1) }
+        let passwordKey = try PasscodeKDF.derive(password, salt: salt, iterations: iterations)
+        let itemKey: SecureBytes
+        do {
+            itemKey = try inner.withUnsafeBytes { try SymmetricKey.openOnce($0, key: passwordKey, aad: Self.passwordLabel + aad) }
+        } catch {
+            throw KeychainError(.authFailed, "the application password is not correct")
+        }
+        do {
+            return try blob.withUnsafeBytes { bytes in
+                try SymmetricKey.openOnce(
+                    UnsafeRawBufferPointer(rebasing: bytes[(header + Self.passwordWrappedLength)...]), key: itemKey, aad: aad)
+            }
+        } catch {
+            return nil
+        }
+    }
+
+    private static let passwordSecretFormat: UInt8 = 3
+    private static let passwordSaltLength = 16
+    /// The item key wrapped under the password key, then under the class key.
+    private static let passwordWrappedLength = AESGCMCipher.nonceLength + (AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength) + AESGCMCipher.tagLength
+    private static let passwordLabel = Array("app-password v1\u{0}".utf8)
+
     /// Opens `blob`, the sealed secret of `row`, into a buffer zeroed on release; damaged if it
     /// was altered or belongs to another item.
     func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
@@ -174,20 +257,24 @@ struct ItemSealer: Sendable {
             try to.metadata.seal($0, aad: aad, nonce: random.data(count: AESGCMCipher.nonceLength))
         }
         if let blob = row.secret {
-            let wrappedLength = AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
-            guard blob.count >= 1 + wrappedLength, blob.first == Self.secretFormat else {
+            // A password-sealed secret keeps its salt and count; only its outer wrapping changes.
+            let passwordSealed = Self.isPasswordSealed(blob)
+            let header = passwordSealed ? 1 + Self.passwordSaltLength + 4 : 1
+            let wrappedLength = passwordSealed
+                ? Self.passwordWrappedLength : AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
+            guard blob.count >= header + wrappedLength, passwordSealed || blob.first == Self.secretFormat else {
                 throw KeychainError(.decode, "stored secret is malformed")
             }
             let keyAAD = Self.itemKeyLabel + secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
             let start = blob.startIndex
-            let itemKey = try from.itemKeyWrapping.open(Data(blob[(start + 1)..<(start + 1 + wrappedLength)]), aad: keyAAD)
+            let itemKey = try from.itemKeyWrapping.open(Data(blob[(start + header)..<(start + header + wrappedLength)]), aad: keyAAD)
             let wrapped = try itemKey.withUnsafeBytes {
                 try to.itemKeyWrapping.seal($0, aad: keyAAD, nonce: random.data(count: AESGCMCipher.nonceLength))
             }
             var rewrapped = Data(capacity: blob.count)
-            rewrapped.append(Self.secretFormat)
+            rewrapped.append(blob[start..<(start + header)])
             rewrapped.append(wrapped)
-            rewrapped.append(blob[(start + 1 + wrappedLength)...])
+            rewrapped.append(blob[(start + header + wrappedLength)...])
             resealed.secret = rewrapped
         }
         return resealed

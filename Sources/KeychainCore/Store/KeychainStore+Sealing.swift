@@ -41,9 +41,14 @@ extension KeychainStore {
             rowID: record.rowID, itemClass: record.itemClass, keyClass: record.protection.rawValue, uuid: record.uuid,
             primaryKeyToken: token,
             metadata: try sealer.sealMetadata(record, token: token, generation: generation, random: &random),
-            secret: try secret.map {
-                try sealer.sealSecret(
-                    $0, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
+            secret: try secret.map { secret in
+                if let password = record.sealingPassword {
+                    return try sealer.sealSecret(
+                        secret, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid,
+                        generation: generation, password: password)
+                }
+                return try sealer.sealSecret(
+                    secret, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid, generation: generation,
                     random: &random)
             }, isSynchronizable: record.isSynchronizable, generation: generation, searchTokens: searchTokens)
     }
@@ -173,6 +178,15 @@ extension KeychainStore {
     /// Opens `blob`, the sealed secret of `row`, into a buffer zeroed on release.
     func openSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<SecureBytes> {
         sealer.openSecret(blob, sealedIn: row)
+    }
+
+    /// Whether `blob` is a secret sealed under an application password.
+    static func isPasswordSealed(_ blob: Data) -> Bool { ItemSealer.isPasswordSealed(blob) }
+
+    /// Opens `blob`, a secret sealed under an application password, with `password`
+    /// (`ItemSealer.openPasswordSecret`).
+    func openPasswordSecret(_ blob: Data, sealedIn row: StoredRow, password: SecureBytes?) throws -> SecureBytes? {
+        try sealer.openPasswordSecret(blob, sealedIn: row, password: password)
     }
 }
 

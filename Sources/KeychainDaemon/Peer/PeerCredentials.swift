@@ -59,6 +59,13 @@ public final class PeerCredentials: Sendable {
     /// there is the peer's only if `requireStillRunning` succeeds afterwards.
     public var procDirectory: String { "\(process.proc)/\(pid)" }
 
+    /// The name grants are bound to: the user, the pid and the process's start time, so a grant
+    /// never passes to another process (not even one that takes the pid over later).
+    var grantOwner: String {
+        let started = (try? PeerProcess.startTime(of: pid, proc: process.proc)).map(String.init) ?? "?"
+        return "\(uid):\(pid):\(started)"
+    }
+
     /// Confirms that the process that connected still runs under `pid`, so that what was read
     /// from `/proc/<pid>` before this call was its own.
     ///

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAuthentication
 import KeychainCore
 
 /// A value of a SecItem dictionary, converted from its CF/Foundation type by the `Security` surface.
@@ -25,7 +26,9 @@ package enum RequestValue: Sendable {
     case accessControl(AccessControlPolicy)
     /// A `SecKey`, `SecCertificate` or `SecIdentity` (`kSecValueRef`).
     case reference(ItemReference)
-    /// An object the engine does not interpret (for example an `LAContext`); `typeName` names it in errors.
+    /// An authentication context (`LAContext`, for `kSecUseAuthenticationContext`).
+    case authenticationContext(any KeychainAuthenticating)
+    /// An object the engine does not interpret; `typeName` names it in errors.
     case object(typeName: String)
 
     /// How deeply a request may nest: the request dictionary is level 1, an array or dictionary
@@ -52,6 +55,7 @@ package enum RequestValue: Sendable {
         case .reference(.certificate): return "SecCertificate"
         case .reference(.identity): return "SecIdentity"
         case .object(let typeName): return typeName
+        case .authenticationContext: return "LAContext"
         }
     }
 

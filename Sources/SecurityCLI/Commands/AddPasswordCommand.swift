@@ -41,8 +41,10 @@ struct AddPasswordCommand: CommandDefinition {
                     -p  Password (older spelling of -w)
                     -w  Password; as the last option with no value, ask for it on the terminal
                     -X  Password as hexadecimal digits
-                    -A  Accepted and ignored (this keychain has no access control lists)
-                    -T  Accepted and ignored (this keychain has no access control lists)
+                    -A  Access control: flag names joined by | (any one) or , (all):
+                        userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch,
+                        applicationPassword, privateKeyUsage (a bare -A is accepted and ignored)
+                    -T  Accepted and ignored (this keychain has no application lists)
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """
@@ -65,8 +67,10 @@ struct AddPasswordCommand: CommandDefinition {
                     -t  Authentication type (four-character code, "dflt" when omitted)
                     -w  Password; as the last option with no value, ask for it on the terminal
                     -X  Password as hexadecimal digits
-                    -A  Accepted and ignored (this keychain has no access control lists)
-                    -T  Accepted and ignored (this keychain has no access control lists)
+                    -A  Access control: flag names joined by | (any one) or , (all):
+                        userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch,
+                        applicationPassword, privateKeyUsage (a bare -A is accepted and ignored)
+                    -T  Accepted and ignored (this keychain has no application lists)
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """
@@ -95,7 +99,8 @@ struct AddPasswordCommand: CommandDefinition {
         for _ in 0..<(options.update ? Self.upsertAttempts : 1) {
             do {
                 _ = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.add(request)
+                    // An application password (`-A applicationPassword`) is asked through pinentry.
+                    try AuthenticatedCall.run(request, context: nil, reason: name, keychain: keychain) { try keychain.add($0) }
                 }
                 return 0
             } catch let error as KeychainError where error.code == .duplicateItem && options.update {
@@ -123,7 +128,9 @@ struct AddPasswordCommand: CommandDefinition {
         do {
             let existing = options.addedItemKey(kind, accessGroup: try keychain.defaultAccessGroup())
             try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                try keychain.update(existing, changes: changes)
+                try AuthenticatedCall.run(existing, context: nil, reason: name, keychain: keychain) {
+                    try keychain.update($0, changes: changes)
+                }
             }
             return true
         } catch let error as KeychainError where error.code == .itemNotFound {

@@ -101,7 +101,10 @@ enum PasswordSearch {
         for keychain in keychains {
             do {
                 let items = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
-                    try keychain.search(request)
+                    // An item whose access control guards its secret asks through pinentry.
+                    try AuthenticatedCall.run(request, context: nil, reason: "security: read a keychain item", keychain: keychain) {
+                        try keychain.search($0)
+                    }
                 }
                 if let item = items.first { return (item, keychain) }
             } catch let error as KeychainError where error.code == .itemNotFound {

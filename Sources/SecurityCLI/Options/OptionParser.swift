@@ -60,6 +60,9 @@ struct OptionParser: Sendable {
     let pairs: [Character]
     /// How many words before the options are operands.
     let leadingOperands: Int
+    /// Options without a value that take the next word as one when it is accepted by their
+    /// test (so `-A` stays a flag before another option or a word it does not accept).
+    let optionalValues: [Character: @Sendable (String) -> Bool]
 
     /// A parser for a getopt specification string such as `":a:c:C:w:U"`.
     ///
@@ -67,11 +70,16 @@ struct OptionParser: Sendable {
     ///   - secrets: the options whose values are secrets.
     ///   - pairs: the options whose value is followed by a second value word.
     ///   - leadingOperands: how many words come before the options.
+    ///   - optionalValues: options without a value that take the next word as their value when
+    ///     it passes their test (and they end their word).
     ///
     /// The command table makes every command's parser and a run uses one, so the specification
     /// is kept as two small arrays searched in place (at most some 20 letters) rather than
     /// hashed into a dictionary.
-    init(_ specification: String, secrets: [Character] = [], pairs: [Character] = [], leadingOperands: Int = 0) {
+    init(
+        _ specification: String, secrets: [Character] = [], pairs: [Character] = [], leadingOperands: Int = 0,
+        optionalValues: [Character: @Sendable (String) -> Bool] = [:]
+    ) {
         var characters = Array(specification.utf8)
         quiet = characters.first == UInt8(ascii: ":")
         if quiet { characters.removeFirst() }
@@ -89,6 +97,7 @@ struct OptionParser: Sendable {
         self.secrets = secrets
         self.pairs = pairs
         self.leadingOperands = leadingOperands
+        self.optionalValues = optionalValues
     }
 
     /// A command whose words are all operands (no option is scanned).
@@ -131,6 +140,13 @@ struct OptionParser: Sendable {
                     return result(operandsFrom: index)
                 }
                 guard hasValue else {
+                    if let accepts = optionalValues[letter], position == word.count, index < arguments.count,
+                        let text = arguments[index].text, accepts(text)
+                    {
+                        elements.append(.option(letter, text))
+                        index += 1
+                        continue scanning
+                    }
                     elements.append(.option(letter, nil))
                     continue
                 }

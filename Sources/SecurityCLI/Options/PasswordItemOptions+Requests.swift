@@ -66,6 +66,11 @@ extension PasswordItemOptions {
         if kind == .internet {
             request.attributes[.port] = .integer(Int64(port))
         }
+        if let accessControl {
+            // The protection goes with the access control (`-e`, else WhenUnlocked).
+            let protection = request.attributes.removeValue(forKey: .accessible)?.stringValue.flatMap(Protection.init)
+            request.accessControl = try? AccessControlPolicy(protection: protection ?? .whenUnlocked, flags: accessControl)
+        }
         return request
     }
 

@@ -62,6 +62,9 @@ struct PasswordItemOptions: Equatable, Sendable {
     /// `-e`: the item's accessibility (add only; not in macOS's tool, whose keychains have no
     /// protection classes). Without it an item is `kSecAttrAccessibleWhenUnlocked`.
     var accessibility: Protection?
+    /// `-A flags`: the item's access control constraints (add only); nil without them (a bare
+    /// `-A`, macOS's "any application" flag, is accepted and changes nothing).
+    var accessControl: AccessControlPolicy.Flags?
     /// The password to store (add only).
     var password: PasswordInput = .none
     /// `-U`: update an existing item instead of failing (add only).

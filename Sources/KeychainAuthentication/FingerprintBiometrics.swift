@@ -1,0 +1,36 @@
+import Foundation
+import KeychainCore
+
+/// The machine's fingerprint service as the keychain's biometric reader: the keychain checks
+/// biometric constraints through it (`Keychain.useFingerprintReader`).
+package struct FingerprintBiometrics: BiometricVerifier {
+    /// The service.
+    package let reader: any FingerprintVerifying
+
+    /// The keychain's reader over `reader`.
+    package init(_ reader: any FingerprintVerifying) {
+        self.reader = reader
+    }
+
+    package func enrolledSet() throws -> [UInt8]? {
+        try reader.enrolledFingerprints()?.canonicalBytes
+    }
+
+    package func verify(reason: String) -> BiometricOutcome {
+        switch reader.verify(reason: reason, cancellation: PromptCancellation()) {
+        case .matched: return .matched
+        case .noMatch: return .noMatch
+        case .lockedOut: return .lockedOut
+        case .cancelled: return .cancelled
+        case .unavailable(let reason): return .unavailable(reason: reason)
+        }
+    }
+}
+
+extension Keychain {
+    /// Checks biometric constraints with `reader` from now on; nil (the default) makes biometry
+    /// unavailable, so biometric constraints fail unless `.or` lets the passcode serve.
+    package func useFingerprintReader(_ reader: (any FingerprintVerifying)?) {
+        useBiometrics(reader.map { FingerprintBiometrics($0) })
+    }
+}
