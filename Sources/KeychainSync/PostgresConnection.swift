@@ -24,6 +24,8 @@ package final class PostgresConnection {
             throw SyncError(.serverUnreachable, "cannot connect to the sync server: \(message)")
         }
         handle = connection
+        // The server's notices ("already exists, skipping") would go to standard error.
+        try execute("SET client_min_messages = warning")
     }
 
     deinit {

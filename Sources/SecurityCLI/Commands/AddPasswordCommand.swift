@@ -43,6 +43,7 @@ struct AddPasswordCommand: CommandDefinition {
                     -X  Password as hexadecimal digits
                     -A  Accepted and ignored (this keychain has no access control lists)
                     -T  Accepted and ignored (this keychain has no access control lists)
+                    -S  Synchronizable: sync carries the item to the user's other keychains
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """
@@ -67,6 +68,7 @@ struct AddPasswordCommand: CommandDefinition {
                     -X  Password as hexadecimal digits
                     -A  Accepted and ignored (this keychain has no access control lists)
                     -T  Accepted and ignored (this keychain has no access control lists)
+                    -S  Synchronizable: sync carries the item to the user's other keychains
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """

@@ -2,14 +2,14 @@ import KeychainCore
 
 extension PasswordItemOptions {
     /// macOS's getopt string for each command (from `security`'s source), plus `-e`
-    /// (accessibility) in adds, and the options whose values are passwords: `-w`, `-X` and
+    /// (accessibility) and `-S` (synchronizable) in adds, and the options whose values are passwords: `-w`, `-X` and
     /// (generic passwords) `-p` in adds.
     static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> OptionParser {
         switch (kind, operation) {
-        case (.generic, .add): return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h", secrets: ["w", "p", "X"])
+        case (.generic, .add): return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAST:h", secrets: ["w", "p", "X"])
         case (.generic, .find): return OptionParser("ha:c:C:D:G:j:l:s:wg")
         case (.generic, .delete): return OptionParser("ha:c:C:D:G:j:l:s:g")
-        case (.internet, .add): return OptionParser(":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAT:h", secrets: ["w", "X"])
+        case (.internet, .add): return OptionParser(":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAST:h", secrets: ["w", "X"])
         case (.internet, .find): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:wt:")
         case (.internet, .delete): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:t:")
         }
@@ -71,6 +71,7 @@ extension PasswordItemOptions {
             }
             accessibility = protection
         case "U": update = true
+        case "S" where operation == .add: synchronizable = true
         case "g": showPassword = true
         case "A", "T": break  // Access control lists do not exist here; accepted and ignored.
         default: throw ToolError.usage(reason: nil)  // -h, and anything listed but unhandled.
