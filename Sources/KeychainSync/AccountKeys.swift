@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 
 /// An account's key hierarchy: the top-level key (TLK) wraps a class A key (items accessible
 /// when unlocked) and a class C key (after first unlock, always); each record's own item key is
@@ -30,11 +31,12 @@ struct AccountKeys {
             ])
     }
 
-    /// The class key for an item of protection `protection` (`ak` → class A; `ck`, `dk` → class C).
+    /// The class key for an item of protection `protection` (when unlocked → class A; after first
+    /// unlock, always → class C; absent → when unlocked, the default; ThisDeviceOnly → none).
     func classKey(forProtection protection: String?) -> (name: String, key: Key)? {
-        switch protection ?? "ak" {
-        case "ak": return classKeys[Self.classA].map { (Self.classA, $0) }
-        case "ck", "dk": return classKeys[Self.classC].map { (Self.classC, $0) }
+        switch protection.map(Protection.init(rawValue:)) ?? .whenUnlocked {
+        case .whenUnlocked: return classKeys[Self.classA].map { (Self.classA, $0) }
+        case .afterFirstUnlock, .always: return classKeys[Self.classC].map { (Self.classC, $0) }
         default: return nil
         }
     }

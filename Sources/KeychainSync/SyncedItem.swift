@@ -43,7 +43,9 @@ struct SyncedItem: Equatable {
 
     /// Whether it may leave this device: a synchronizable class, and not ThisDeviceOnly.
     var maySync: Bool {
-        Self.classes.contains(itemClass) && !(value(.accessible)?.stringValue ?? "ak").hasSuffix("u")
+        guard Self.classes.contains(itemClass) else { return false }
+        guard let text = value(.accessible)?.stringValue else { return true }
+        return Protection(rawValue: text).map { !$0.isThisDeviceOnly } ?? false
     }
 
     /// SHA-256 over the class and the primary key's values (empty for those not set), which
