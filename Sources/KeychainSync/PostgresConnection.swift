@@ -12,9 +12,16 @@ package final class PostgresConnection {
 
     /// Connects with a libpq connection string (`host=… port=… user=… dbname=…`).
     ///
-    /// - Throws: `SyncError.serverUnreachable` (the message never repeats the connection string,
-    ///   which may hold a password).
+    /// - Throws: `SyncError.badInput` for a malformed string, `.serverUnreachable` (the message
+    ///   never repeats the connection string, which may hold a password).
     package init(_ conninfo: String) throws {
+        // libpq's parse errors quote the words around the mistake, which may be a password.
+        var parseError: UnsafeMutablePointer<CChar>?
+        guard let parsed = PQconninfoParse(conninfo, &parseError) else {
+            if let parseError { PQfreemem(parseError) }
+            throw SyncError(.badInput, "the connection string is malformed")
+        }
+        PQconninfoFree(parsed)
         guard let connection = PQconnectdb(conninfo) else {
             throw SyncError(.serverUnreachable, "cannot connect to the sync server: libpq is out of memory")
         }

@@ -67,4 +67,15 @@ struct PostgresConnectionTests {
             #expect(!error.message.contains("sekrit-pass"))
         }
     }
+
+    @Test("a malformed connection string is badInput, and the message quotes none of it")
+    func malformedConninfo() throws {
+        do {
+            _ = try PostgresConnection("host=127.0.0.1 password=sekrit-pass trailing-word")
+            Issue.record("a malformed connection string was accepted")
+        } catch let error as SyncError {
+            #expect(error.code == .badInput)
+            #expect(!error.message.contains("sekrit") && !error.message.contains("trailing-word"))
+        }
+    }
 }
