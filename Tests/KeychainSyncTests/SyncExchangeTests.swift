@@ -48,6 +48,29 @@ struct SyncExchangeTests {
         #expect(!status.output.contains("NOT VERIFIED"))
     }
 
+    @Test("an internet password travels with its server, port, protocol, path and comment")
+    func internetPasswordTravels() throws {
+        let server = try SyncServer()
+        defer { server.stop() }
+        let (a, b) = (try SyncDevice(), try SyncDevice())
+        defer { [a, b].forEach { $0.stop() } }
+        try server.enroll(a, b)
+        let add = try a.run(
+            "add-internet-password", "-S", "-a", "me", "-s", "example.com", "-P", "8443", "-r", "htps", "-p", "/login",
+            "-j", "work account", "-e", "ck", "-w", "web-secret")
+        #expect(add.status == 0)
+        #expect(try a.run("sync", "now").status == 0)
+        #expect(try b.run("sync", "now").status == 0)
+        let found = try b.run("find-internet-password", "-a", "me", "-s", "example.com", "-P", "8443", "-g")
+        #expect(found.status == 0)
+        #expect(found.error.contains("password: \"web-secret\""))
+        #expect(found.output.contains("\"port\"<uint32>=0x000020FB"))
+        #expect(found.output.contains("\"ptcl\"<uint32>=\"htps\""))
+        #expect(found.output.contains("\"path\"<blob>=\"/login\""))
+        #expect(found.output.contains("\"icmt\"<blob>=\"work account\""))
+        #expect(try b.run("sync", "now").output == "uploaded 0 changes and 0 deletions; applied 0 changes and 0 deletions\n")
+    }
+
     @Test("a device joining with a wrong recovery secret gets nothing and is not added")
     func wrongRecoverySecretJoinsNothing() throws {
         let server = try SyncServer()
