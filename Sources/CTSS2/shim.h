@@ -254,4 +254,93 @@ static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
     return rc;
 }
 
+/// The template of a sealed data object under the storage key: a keyed-hash object with no
+/// scheme, fixedTPM | fixedParent | userWithAuth | noDA (empty authorization: the TPM's
+/// dictionary-attack lockout must not keep the keychain from opening), holding data the caller
+/// supplies (so not sensitiveDataOrigin). The TPM returns the data only to a TPM2_Unseal on
+/// the TPM that sealed it.
+static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(void) {
+    TPM2B_PUBLIC template;
+    memset(&template, 0, sizeof template);
+    template.publicArea.type = TPM2_ALG_KEYEDHASH;
+    template.publicArea.nameAlg = TPM2_ALG_SHA256;
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+        | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA;
+    template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
+    return template;
+}
+
+/// Seals `data` (at most 128 bytes) in a new data object under `parent` and writes its
+/// marshalled TPM2B_PUBLIC and TPM2B_PRIVATE into the buffers (lengths in, lengths out).
+static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *data, size_t dataLength,
+    uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
+{
+    TPM2B_SENSITIVE_CREATE sensitive;
+    memset(&sensitive, 0, sizeof sensitive);
+    if (dataLength == 0 || dataLength > 128) return TSS2_ESYS_RC_BAD_VALUE;
+    sensitive.sensitive.data.size = (UINT16)dataLength;
+    memcpy(sensitive.sensitive.data.buffer, data, dataLength);
+    TPM2B_PUBLIC template = CTSS2_SealedDataTemplate();
+    TPM2B_DATA outside;
+    memset(&outside, 0, sizeof outside);
+    TPML_PCR_SELECTION pcrs;
+    memset(&pcrs, 0, sizeof pcrs);
+    TPM2B_PRIVATE *outPrivate = NULL;
+    TPM2B_PUBLIC *outPublic = NULL;
+    TPM2B_CREATION_DATA *creationData = NULL;
+    TPM2B_DIGEST *creationHash = NULL;
+    TPMT_TK_CREATION *ticket = NULL;
+    TSS2_RC rc = Esys_Create(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+        &sensitive, &template, &outside, &pcrs, &outPrivate, &outPublic, &creationData, &creationHash, &ticket);
+    memset(&sensitive, 0, sizeof sensitive);
+    if (rc == TSS2_RC_SUCCESS) {
+        size_t offset = 0;
+        rc = Tss2_MU_TPM2B_PUBLIC_Marshal(outPublic, publicOut, *publicLength, &offset);
+        *publicLength = offset;
+        offset = 0;
+        if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(outPrivate, privateOut, *privateLength, &offset);
+        *privateLength = offset;
+    }
+    Esys_Free(outPrivate);
+    Esys_Free(outPublic);
+    Esys_Free(creationData);
+    Esys_Free(creationHash);
+    Esys_Free(ticket);
+    return rc;
+}
+
+/// Whether a marshalled TPM2B_PUBLIC is a sealed data object with exactly the attributes
+/// `CTSS2_SealedDataTemplate` gives (TSS2_RC_SUCCESS) or not (TSS2_MU_RC_BAD_VALUE, or the
+/// unmarshalling error).
+static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength) {
+    TPM2B_PUBLIC public;
+    memset(&public, 0, sizeof public);
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(publicBlob, publicLength, &offset, &public);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (offset != publicLength) return TSS2_MU_RC_BAD_SIZE;
+    TPM2B_PUBLIC expected = CTSS2_SealedDataTemplate();
+    if (public.publicArea.type != TPM2_ALG_KEYEDHASH
+        || public.publicArea.objectAttributes != expected.publicArea.objectAttributes) return TSS2_MU_RC_BAD_VALUE;
+    return TSS2_RC_SUCCESS;
+}
+
+/// Unseals a loaded sealed data object; writes the data (lengths in, length out) and zeroes
+/// the TSS's copy.
+static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, uint8_t *out, size_t *outLength) {
+    TPM2B_SENSITIVE_DATA *data = NULL;
+    TSS2_RC rc = Esys_Unseal(context, object, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+    if (rc == TSS2_RC_SUCCESS) {
+        if (data->size > *outLength) {
+            rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+        } else {
+            memcpy(out, data->buffer, data->size);
+            *outLength = data->size;
+        }
+        memset(data, 0, sizeof *data);
+    }
+    Esys_Free(data);
+    return rc;
+}
+
 #endif

@@ -122,15 +122,60 @@ package final class TPMContext {
         }
     }
 
+    /// Seals `data` (1 to 128 bytes) in a new data object under the storage key (fixedTPM,
+    /// fixedParent, empty authorization, noDA) and returns its blobs: the data comes back only
+    /// from `unseal` on this TPM.
+    ///
+    /// - Throws: `TPMError` `.invalidInput` for an empty or longer `data`; `.unavailable` when the
+    ///   TPM cannot be reached.
+    package func seal(_ data: UnsafeRawBufferPointer) throws -> TPMSealedBlob {
+        guard (1...128).contains(data.count) else { throw TPMError(.invalidInput, "sealed data must be 1 to 128 bytes") }
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var publicArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size)
+        var privateArea = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PRIVATE>.size)
+        var publicLength = publicArea.count
+        var privateLength = privateArea.count
+        let rc = CTSS2_CreateSealed(
+            esys, storageKey, data.bindMemory(to: UInt8.self).baseAddress, data.count, &publicArea, &publicLength,
+            &privateArea, &privateLength)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "seal", code: rc) }
+        return try TPMSealedBlob(publicArea: Data(publicArea[0..<publicLength]), privateArea: Data(privateArea[0..<privateLength]))
+    }
+
+    /// Unseals `blob` and hands its data to `body` in a buffer zeroed afterwards.
+    ///
+    /// - Throws: `TPMError` `.keyRejected` when this TPM does not accept the blob (sealed by
+    ///   another TPM, or altered); `.unavailable` when the TPM cannot be reached.
+    package func unseal<Result>(_ blob: TPMSealedBlob, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        try withLoaded(publicArea: blob.publicArea, privateArea: blob.privateArea) { esys, handle in
+            var data = [UInt8](repeating: 0, count: 128)
+            var dataLength = data.count
+            defer { for index in data.indices { data[index] = 0 } }
+            let rc = CTSS2_Unseal(esys, handle, &data, &dataLength)
+            guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "unseal", code: rc) }
+            return try data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<dataLength])) }
+        }
+    }
+
     /// Loads `key` under the storage key, runs `body` with its handle, and flushes it whatever
     /// `body` does.
     private func withLoaded<Result>(_ key: TPMKeyBlob, _ body: (OpaquePointer, ESYS_TR) throws -> Result) throws -> Result {
+        try withLoaded(publicArea: key.publicArea, privateArea: key.privateArea, body)
+    }
+
+    /// Loads an object from its blobs under the storage key, runs `body` with its handle, and
+    /// flushes it whatever `body` does.
+    private func withLoaded<Result>(
+        publicArea publicBlob: Data, privateArea privateBlob: Data, _ body: (OpaquePointer, ESYS_TR) throws -> Result
+    ) throws -> Result {
         let esys = try opened()
         var guardState = CTSS2_BlockSIGPIPE()
         defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var handle = ESYS_TR(ESYS_TR_NONE)
-        let rc = key.publicArea.withUnsafeBytes { publicArea in
-            key.privateArea.withUnsafeBytes { privateArea in
+        let rc = publicBlob.withUnsafeBytes { publicArea in
+            privateBlob.withUnsafeBytes { privateArea in
                 CTSS2_Load(
                     esys, storageKey, publicArea.bindMemory(to: UInt8.self).baseAddress, publicArea.count,
                     privateArea.bindMemory(to: UInt8.self).baseAddress, privateArea.count, &handle)
