@@ -259,28 +259,36 @@ static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
 /// dictionary-attack lockout must not keep the keychain from opening), holding data the caller
 /// supplies (so not sensitiveDataOrigin). The TPM returns the data only to a TPM2_Unseal on
 /// the TPM that sealed it.
-static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(void) {
+///
+/// With `countsFailures` the object has no noDA: it is meant to carry an authorization value,
+/// and every wrong one counts toward the TPM's dictionary-attack lockout, during which the TPM
+/// refuses even the right one.
+static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(int countsFailures) {
     TPM2B_PUBLIC template;
     memset(&template, 0, sizeof template);
     template.publicArea.type = TPM2_ALG_KEYEDHASH;
     template.publicArea.nameAlg = TPM2_ALG_SHA256;
     template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
-        | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA;
+        | TPMA_OBJECT_USERWITHAUTH | (countsFailures ? 0 : TPMA_OBJECT_NODA);
     template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
     return template;
 }
 
-/// Seals `data` (at most 128 bytes) in a new data object under `parent` and writes its
-/// marshalled TPM2B_PUBLIC and TPM2B_PRIVATE into the buffers (lengths in, lengths out).
+/// Seals `data` (at most 128 bytes) in a new data object under `parent`, with the authorization
+/// value `auth` (up to 32 bytes; none when `authLength` is 0, and then the object is noDA), and
+/// writes its marshalled TPM2B_PUBLIC and TPM2B_PRIVATE into the buffers (lengths in, lengths out).
 static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *data, size_t dataLength,
+    const uint8_t *auth, size_t authLength,
     uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
 {
     TPM2B_SENSITIVE_CREATE sensitive;
     memset(&sensitive, 0, sizeof sensitive);
-    if (dataLength == 0 || dataLength > 128) return TSS2_ESYS_RC_BAD_VALUE;
+    if (dataLength == 0 || dataLength > 128 || authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
     sensitive.sensitive.data.size = (UINT16)dataLength;
     memcpy(sensitive.sensitive.data.buffer, data, dataLength);
-    TPM2B_PUBLIC template = CTSS2_SealedDataTemplate();
+    sensitive.sensitive.userAuth.size = (UINT16)authLength;
+    if (authLength > 0) memcpy(sensitive.sensitive.userAuth.buffer, auth, authLength);
+    TPM2B_PUBLIC template = CTSS2_SealedDataTemplate(authLength > 0);
     TPM2B_DATA outside;
     memset(&outside, 0, sizeof outside);
     TPML_PCR_SELECTION pcrs;
@@ -311,25 +319,39 @@ static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, 
 
 /// Whether a marshalled TPM2B_PUBLIC is a sealed data object with exactly the attributes
 /// `CTSS2_SealedDataTemplate` gives (TSS2_RC_SUCCESS) or not (TSS2_MU_RC_BAD_VALUE, or the
-/// unmarshalling error).
-static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength) {
+/// unmarshalling error); `countsFailures` says which of its two forms it is.
+static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength, int *countsFailures) {
     TPM2B_PUBLIC public;
     memset(&public, 0, sizeof public);
     size_t offset = 0;
     TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(publicBlob, publicLength, &offset, &public);
     if (rc != TSS2_RC_SUCCESS) return rc;
     if (offset != publicLength) return TSS2_MU_RC_BAD_SIZE;
-    TPM2B_PUBLIC expected = CTSS2_SealedDataTemplate();
-    if (public.publicArea.type != TPM2_ALG_KEYEDHASH
-        || public.publicArea.objectAttributes != expected.publicArea.objectAttributes) return TSS2_MU_RC_BAD_VALUE;
-    return TSS2_RC_SUCCESS;
+    if (public.publicArea.type != TPM2_ALG_KEYEDHASH) return TSS2_MU_RC_BAD_VALUE;
+    for (int counts = 0; counts <= 1; counts++) {
+        if (public.publicArea.objectAttributes == CTSS2_SealedDataTemplate(counts).publicArea.objectAttributes) {
+            *countsFailures = counts;
+            return TSS2_RC_SUCCESS;
+        }
+    }
+    return TSS2_MU_RC_BAD_VALUE;
 }
 
-/// Unseals a loaded sealed data object; writes the data (lengths in, length out) and zeroes
-/// the TSS's copy.
-static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, uint8_t *out, size_t *outLength) {
+/// Unseals a loaded sealed data object with the authorization value `auth` (up to 32 bytes);
+/// writes the data (lengths in, length out) and zeroes the TSS's copies.
+static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, const uint8_t *auth, size_t authLength,
+    uint8_t *out, size_t *outLength)
+{
+    if (authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
+    TPM2B_AUTH value;
+    memset(&value, 0, sizeof value);
+    value.size = (UINT16)authLength;
+    if (authLength > 0) memcpy(value.buffer, auth, authLength);
+    TSS2_RC rc = Esys_TR_SetAuth(context, object, &value);
+    memset(&value, 0, sizeof value);
+    if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_SENSITIVE_DATA *data = NULL;
-    TSS2_RC rc = Esys_Unseal(context, object, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+    rc = Esys_Unseal(context, object, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &data);
     if (rc == TSS2_RC_SUCCESS) {
         if (data->size > *outLength) {
             rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
@@ -341,6 +363,33 @@ static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, uint8_
     }
     Esys_Free(data);
     return rc;
+}
+
+/// Reads the TPM's dictionary-attack state: the failures counted now, the failures that lock
+/// it out (TPM2_PT_MAX_AUTH_FAIL), the seconds after which one failure is forgotten
+/// (TPM2_PT_LOCKOUT_INTERVAL) and the seconds before the lockout hierarchy may be used again
+/// after a failure of its own (TPM2_PT_LOCKOUT_RECOVERY).
+static inline TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
+    uint32_t *counter, uint32_t *maxTries, uint32_t *recoveryTime, uint32_t *lockoutRecovery)
+{
+    TPMI_YES_NO more = TPM2_NO;
+    TPMS_CAPABILITY_DATA *data = NULL;
+    TSS2_RC rc = Esys_GetCapability(context, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+        TPM2_CAP_TPM_PROPERTIES, TPM2_PT_LOCKOUT_COUNTER, 4, &more, &data);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    *counter = *maxTries = *recoveryTime = *lockoutRecovery = 0;
+    for (UINT32 i = 0; i < data->data.tpmProperties.count; i++) {
+        TPMS_TAGGED_PROPERTY p = data->data.tpmProperties.tpmProperty[i];
+        switch (p.property) {
+        case TPM2_PT_LOCKOUT_COUNTER: *counter = p.value; break;
+        case TPM2_PT_MAX_AUTH_FAIL: *maxTries = p.value; break;
+        case TPM2_PT_LOCKOUT_INTERVAL: *recoveryTime = p.value; break;
+        case TPM2_PT_LOCKOUT_RECOVERY: *lockoutRecovery = p.value; break;
+        default: break;
+        }
+    }
+    Esys_Free(data);
+    return TSS2_RC_SUCCESS;
 }
 
 #endif

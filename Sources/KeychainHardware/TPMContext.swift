@@ -17,11 +17,27 @@ package final class TPMContext {
     /// The TCTI configuration to use: `KEYCHAIN_TPM` when set and not empty (a TCTI string such
     /// as `swtpm:host=127.0.0.1,port=2321` or `device:/dev/tpmrm0`), else `device:/dev/tpmrm0`
     /// when that device is readable and writable, else nil (no TPM).
+    /// A selection made with `withTCTI` on the calling thread comes first.
     package static func configuredTCTI(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let selected = Thread.current.threadDictionary[threadSelectionKey] as? String { return selected.isEmpty ? nil : selected }
         if let configured = environment["KEYCHAIN_TPM"], !configured.isEmpty { return configured }
         if access("/dev/tpmrm0", R_OK | W_OK) == 0 { return "device:/dev/tpmrm0" }
         return nil
     }
+
+    /// Runs `body` with `tcti` as the configured TPM on the calling thread ("" for none, whatever
+    /// `KEYCHAIN_TPM` and `/dev/tpmrm0` say), restoring the previous selection after. The
+    /// process's environment is not touched, so other threads and child processes keep theirs
+    /// (tests select a TPM of their own this way while other tests run).
+    package static func withTCTI<T>(_ tcti: String, _ body: () throws -> T) rethrows -> T {
+        let dictionary = Thread.current.threadDictionary
+        let saved = dictionary[threadSelectionKey]
+        dictionary[threadSelectionKey] = tcti
+        defer { dictionary[threadSelectionKey] = saved }
+        return try body()
+    }
+
+    private static let threadSelectionKey = "swift-keychain.tpm-tcti"
 
     /// Opens `tcti` and creates the storage primary key.
     ///
@@ -123,13 +139,16 @@ package final class TPMContext {
     }
 
     /// Seals `data` (1 to 128 bytes) in a new data object under the storage key (fixedTPM,
-    /// fixedParent, empty authorization, noDA) and returns its blobs: the data comes back only
-    /// from `unseal` on this TPM.
+    /// fixedParent) and returns its blobs: the data comes back only from `unseal` on this TPM.
+    /// Without `authValue` the object needs no authorization and is noDA; with one (1 to 32
+    /// bytes) every `unseal` with a wrong value counts toward the TPM's dictionary-attack lockout.
     ///
-    /// - Throws: `TPMError` `.invalidInput` for an empty or longer `data`; `.unavailable` when the
-    ///   TPM cannot be reached.
-    package func seal(_ data: UnsafeRawBufferPointer) throws -> TPMSealedBlob {
-        guard (1...128).contains(data.count) else { throw TPMError(.invalidInput, "sealed data must be 1 to 128 bytes") }
+    /// - Throws: `TPMError` `.invalidInput` for an empty or longer `data` or `authValue`;
+    ///   `.unavailable` when the TPM cannot be reached.
+    package func seal(_ data: UnsafeRawBufferPointer, authValue: UnsafeRawBufferPointer? = nil) throws -> TPMSealedBlob {
+        guard (1...128).contains(data.count), authValue.map({ (1...32).contains($0.count) }) ?? true else {
+            throw TPMError(.invalidInput, "sealed data must be 1 to 128 bytes, an authorization value 1 to 32")
+        }
         let esys = try opened()
         var guardState = CTSS2_BlockSIGPIPE()
         defer { CTSS2_RestoreSIGPIPE(&guardState) }
@@ -138,25 +157,50 @@ package final class TPMContext {
         var publicLength = publicArea.count
         var privateLength = privateArea.count
         let rc = CTSS2_CreateSealed(
-            esys, storageKey, data.bindMemory(to: UInt8.self).baseAddress, data.count, &publicArea, &publicLength,
+            esys, storageKey, data.bindMemory(to: UInt8.self).baseAddress, data.count,
+            authValue?.bindMemory(to: UInt8.self).baseAddress, authValue?.count ?? 0, &publicArea, &publicLength,
             &privateArea, &privateLength)
         guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "seal", code: rc) }
         return try TPMSealedBlob(publicArea: Data(publicArea[0..<publicLength]), privateArea: Data(privateArea[0..<privateLength]))
     }
 
-    /// Unseals `blob` and hands its data to `body` in a buffer zeroed afterwards.
+    /// Unseals `blob` with `authValue` (none for a noDA object) and hands its data to `body` in
+    /// a buffer zeroed afterwards.
     ///
     /// - Throws: `TPMError` `.keyRejected` when this TPM does not accept the blob (sealed by
-    ///   another TPM, or altered); `.unavailable` when the TPM cannot be reached.
-    package func unseal<Result>(_ blob: TPMSealedBlob, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
-        try withLoaded(publicArea: blob.publicArea, privateArea: blob.privateArea) { esys, handle in
+    ///   another TPM, or altered); `.authorizationFailed` for a wrong `authValue` (counted by the
+    ///   TPM when the object counts failures); `.lockedOut` while the TPM is in
+    ///   dictionary-attack lockout; `.unavailable` when the TPM cannot be reached.
+    package func unseal<Result>(
+        _ blob: TPMSealedBlob, authValue: UnsafeRawBufferPointer? = nil, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) throws -> Result {
+        guard (authValue?.count ?? 0) <= 32 else { throw TPMError(.invalidInput, "an authorization value is at most 32 bytes") }
+        return try withLoaded(publicArea: blob.publicArea, privateArea: blob.privateArea) { esys, handle in
             var data = [UInt8](repeating: 0, count: 128)
             var dataLength = data.count
             defer { for index in data.indices { data[index] = 0 } }
-            let rc = CTSS2_Unseal(esys, handle, &data, &dataLength)
+            let rc = CTSS2_Unseal(
+                esys, handle, authValue?.bindMemory(to: UInt8.self).baseAddress, authValue?.count ?? 0, &data, &dataLength)
             guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "unseal", code: rc) }
             return try data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<dataLength])) }
         }
+    }
+
+    /// The TPM's dictionary-attack state and parameters (TPM2_GetCapability).
+    ///
+    /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
+    package func dictionaryAttackState() throws -> TPMDictionaryAttackState {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var counter: UInt32 = 0
+        var maxTries: UInt32 = 0
+        var recoveryTime: UInt32 = 0
+        var lockoutRecovery: UInt32 = 0
+        let rc = CTSS2_ReadDictionaryAttackState(esys, &counter, &maxTries, &recoveryTime, &lockoutRecovery)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "read the dictionary-attack state", code: rc) }
+        return TPMDictionaryAttackState(
+            failures: Int(counter), maxTries: Int(maxTries), recoveryTime: Int(recoveryTime), lockoutRecovery: Int(lockoutRecovery))
     }
 
     /// Loads `key` under the storage key, runs `body` with its handle, and flushes it whatever

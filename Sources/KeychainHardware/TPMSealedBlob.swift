@@ -2,22 +2,28 @@ import CTSS2
 import Foundation
 
 /// A sealed data object as it leaves the TPM: its marshalled TPM2B_PUBLIC (a keyed-hash object,
-/// fixedTPM | fixedParent, no policy) and TPM2B_PRIVATE (the data, encrypted and
-/// integrity-protected by the storage key). Only `TPMContext.unseal` on the TPM that sealed it
-/// returns the data; the blob alone reveals nothing of it.
+/// fixedTPM | fixedParent, no policy) and TPM2B_PRIVATE (the data and its authorization value,
+/// encrypted and integrity-protected by the storage key). Only `TPMContext.unseal` on the TPM
+/// that sealed it, with its authorization value, returns the data; the blob alone reveals
+/// nothing of either.
 package struct TPMSealedBlob: Hashable, Sendable {
     /// The marshalled TPM2B_PUBLIC.
     package let publicArea: Data
     /// The marshalled TPM2B_PRIVATE (wrapped by the parent).
     package let privateArea: Data
+    /// Whether the object has an authorization value whose failures the TPM counts (no noDA);
+    /// false for an object with an empty authorization value (noDA).
+    package let countsFailedAuthorizations: Bool
 
     /// The blobs of a sealed object, checked to have the attributes `TPMContext.seal` gives.
     ///
     /// - Throws: `TPMError` `.invalidInput` when the public part is not such an object.
     package init(publicArea: Data, privateArea: Data) throws {
+        var counts: Int32 = 0
         let rc = publicArea.withUnsafeBytes { area in
-            CTSS2_CheckSealedPublic(area.bindMemory(to: UInt8.self).baseAddress, area.count)
+            CTSS2_CheckSealedPublic(area.bindMemory(to: UInt8.self).baseAddress, area.count, &counts)
         }
+        countsFailedAuthorizations = counts != 0
         guard rc == TSS2_RC_SUCCESS, !privateArea.isEmpty else {
             throw TPMError(.invalidInput, "the sealed blob is not a TPM sealed data object")
         }

@@ -139,6 +139,7 @@ struct FileDeviceKey: DeviceKeySource {
         } catch {
             throw KeychainError(.invalidKeychain, "the device key file is not valid")
         }
+        guard !blob.countsFailedAuthorizations else { throw KeychainError(.invalidKeychain, "the device key file is not valid") }
         guard let tcti else {
             throw KeychainError(
                 .notAvailable, "the keychain is bound to a TPM and none is configured (set KEYCHAIN_TPM or make /dev/tpmrm0 accessible)")
@@ -159,7 +160,7 @@ struct FileDeviceKey: DeviceKeySource {
             case .keyRejected:
                 throw KeychainError(
                     .invalidKeychain, "the keychain is bound to another TPM (or its device key file was altered): \(error.description)")
-            case .invalidInput, .failed:
+            case .invalidInput, .failed, .authorizationFailed, .lockedOut:
                 throw KeychainError(.invalidKeychain, "the TPM could not unseal the device key: \(error.description)")
             }
         }

@@ -203,4 +203,104 @@ struct TPMBoundKeychainTests {
             }
         }
     }
+    private func unlockStatus(_ keychain: Keychain, _ passcode: String) -> KeychainCore.KeychainError.Code? {
+        do {
+            try keychain.unlock(passcode: Data(passcode.utf8))
+            return nil
+        } catch let error as KeychainCore.KeychainError {
+            return error.code
+        } catch {
+            return .internal
+        }
+    }
+
+    @Test("With a TPM the passcode is checked by it: the keybag holds a gate, unlocking, changing and removing the passcode work")
+    func passcodeIsCheckedByTheTPM() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: Data("right".utf8), options: Self.options)
+                try add(keychain, "a", "guarded")
+                let keybag = try Keybag.load(path: keychain.keybagPath, deviceKey: keychain.deviceKey)
+                #expect(keybag?.passcodeGate != nil)
+                keychain.lock()
+                #expect(unlockStatus(keychain, "wrong") == .authFailed)
+                #expect(unlockStatus(keychain, "right") == nil)
+                #expect(try secret(keychain, "a") == "guarded")
+                try keychain.changePasscode(from: Data("right".utf8), to: Data("new".utf8))
+                keychain.lock()
+                #expect(unlockStatus(keychain, "right") == .authFailed)
+                #expect(unlockStatus(keychain, "new") == nil)
+                #expect(try secret(keychain, "a") == "guarded")
+                try keychain.changePasscode(from: Data("new".utf8), to: nil)
+                #expect(try Keybag.load(path: keychain.keybagPath, deviceKey: keychain.deviceKey)?.passcodeGate == nil)
+                #expect(try secret(keychain, "a") == "guarded")
+            }
+        }
+    }
+
+    @Test("The TPM counts wrong passcodes: after its limit the right passcode is refused too, and copying back the keybag from before the failures resets nothing")
+    func lockoutSurvivesARestoredKeybag() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: Data("right".utf8), options: Self.options)
+                try add(keychain, "a", "guarded")
+                let saved = try Data(contentsOf: URL(fileURLWithPath: keychain.keybagPath))
+                // Each wrong passcode is followed by the right one, which clears the keybag's own
+                // record: only the TPM's count grows, until the TPM refuses the right passcode.
+                var failures = 0
+                while failures < 20 {
+                    keychain.lock()
+                    failures += 1
+                    #expect(unlockStatus(keychain, "wrong \(failures)") == .authFailed)
+                    if unlockStatus(keychain, "right") != nil { break }
+                }
+                #expect(failures < 20)
+                #expect(throws: KeychainCore.KeychainError.self) { try secret(keychain, "a") }
+                // The keybag as it was before any failure, in a fresh process.
+                Keychain.forgetOpenInstance(path: path)
+                try saved.write(to: URL(fileURLWithPath: keychain.keybagPath))
+                let restored = try Keychain.open(path: path, create: false, options: Self.options)
+                #expect(unlockStatus(restored, "right") == .authFailed)
+                #expect(throws: KeychainCore.KeychainError.self) { try secret(restored, "a") }
+                // The TPM stays reachable: items of class D still read.
+                try add(restored, "d", "always", protection: .always)
+                #expect(try secret(restored, "d") == "always")
+            }
+        }
+    }
+    /// Runs the `security` command built beside this test executable, in-process mode, with
+    /// `KEYCHAIN_TPM` set to `tcti` in its environment only.
+    private func security(tcti: String, _ arguments: String...) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: (TestMode.testExecutable as NSString).deletingLastPathComponent + "/security")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["KEYCHAIN_TPM"] = tcti
+        environment["KEYCHAIN_MODE"] = "embedded"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("KEYCHAIN_TPM selects the TPM of a process: security show-keychain-info says the device key is sealed by it, and without it the keychain does not open")
+    func showKeychainInfoSaysSealed() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                try Keychain.create(path: path, passcode: nil, options: Self.options)
+                Keychain.forgetOpenInstance(path: path)
+            }
+            let info = try security(tcti: tpm.tcti, "show-keychain-info", path)
+            #expect(info.status == 0)
+            #expect(info.output == "device key: sealed by the TPM (opens on this machine only)\nopen in this process: unlocked (no password)\n")
+            #expect(try security(tcti: "", "show-keychain-info", path).status != 0)
+        }
+    }
 }
