@@ -5,8 +5,8 @@ import Security
 
 /// The cost of a signature by a key held by the TPM (`kSecAttrTokenIDSecureEnclave`), against a
 /// software P-256 signature as floor; and of an unlock and an open of a keychain bound to the TPM
-/// (the passcode checked by the TPM's gate; the device key unsealed), against the same keychain
-/// without a TPM. Run only when `KEYCHAIN_TPM` selects a TPM; the figures of a software TPM
+/// (the passcode checked by the TPM's gate; the device key unsealed) and of an add (the rollback
+/// counter incremented), against the same keychain without a TPM. Run only when `KEYCHAIN_TPM` selects a TPM; the figures of a software TPM
 /// (swtpm) say what the TSS round trips cost, not what a hardware TPM would.
 struct TPMBenchmark {
     let signatures: Int
@@ -54,8 +54,24 @@ struct TPMBenchmark {
             try measure(bound, open: &openTPM, unlock: &unlockTPM)
             try TPMContext.withTCTI("") { try measure(plain, open: &openFloor, unlock: &unlockFloor) }
         }
+        // A write of a keychain bound to the TPM increments its rollback counter once.
+        var addTPM = Samples(), addFloor = Samples()
+        let context = AccessContext(accessGroups: ["bench"])
+        func add(_ path: String, _ index: Int, into samples: inout Samples) throws {
+            let keychain = try Keychain.open(path: path, create: false, options: options)
+            var request = ItemRequest(itemClass: .genericPassword)
+            request.attributes[.service] = .string("bench.tpm")
+            request.attributes[.account] = .string("account \(index)")
+            request.secret = Data("secret".utf8)
+            try samples.measure { _ = try keychain.add(request, context: context) }
+        }
+        for index in 0..<signatures {
+            try add(bound, index, into: &addTPM)
+            try TPMContext.withTCTI("") { try add(plain, index, into: &addFloor) }
+        }
         Keychain.forgetOpenInstance(path: bound)
         Keychain.forgetOpenInstance(path: plain)
+        rows.append(ResultRow("TPM-bound add, rollback counter (\(kind))", items: 0, samples: addTPM, floor: ("add without a TPM", addFloor)))
         rows.append(ResultRow("TPM unlock, passcode gate (\(kind))", items: 0, samples: unlockTPM, floor: ("unlock without a TPM", unlockFloor)))
         rows.append(ResultRow("TPM open, device key unsealed (\(kind))", items: 0, samples: openTPM, floor: ("open without a TPM", openFloor)))
     }

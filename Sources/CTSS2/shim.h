@@ -392,4 +392,85 @@ static inline TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
     return TSS2_RC_SUCCESS;
 }
 
+/// The attributes of a rollback counter: an NV counter (TPM2_NT_COUNTER: only TPM2_NV_Increment
+/// changes it, and a new counter starts at the highest value any counter of the TPM ever had),
+/// read and incremented with its own empty authorization value, never blocked by a lockout.
+static inline TPMA_NV CTSS2_CounterAttributes(void) {
+    return (TPMA_NV)((TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_NO_DA);
+}
+
+/// Defines the NV counter at `index` in the owner hierarchy (empty owner authorization).
+static inline TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE index) {
+    TPM2B_AUTH auth;
+    memset(&auth, 0, sizeof auth);
+    TPM2B_NV_PUBLIC info;
+    memset(&info, 0, sizeof info);
+    info.nvPublic.nvIndex = index;
+    info.nvPublic.nameAlg = TPM2_ALG_SHA256;
+    info.nvPublic.attributes = CTSS2_CounterAttributes();
+    info.nvPublic.dataSize = 8;
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_NV_DefineSpace(context, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &handle);
+    if (rc == TSS2_RC_SUCCESS) Esys_TR_Close(context, &handle);
+    return rc;
+}
+
+/// Reads the NV counter at `index`: `state` is 0 when no index is defined there, 1 when it is
+/// defined but never incremented, 2 when `value` holds its value; 3 when the index there is
+/// not a counter of these attributes.
+static inline TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, int *state, uint64_t *value) {
+    *state = 0;
+    *value = 0;
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
+    if ((rc & 0xFF0000) == 0 && (rc & TPM2_RC_FMT1) != 0 && (rc & 0xBF) == TPM2_RC_HANDLE) return TSS2_RC_SUCCESS;
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    TPM2B_NV_PUBLIC *info = NULL;
+    rc = Esys_NV_ReadPublic(context, handle, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &info, NULL);
+    if (rc == TSS2_RC_SUCCESS) {
+        TPMA_NV attributes = info->nvPublic.attributes & ~(TPMA_NV)TPMA_NV_WRITTEN;
+        int written = (info->nvPublic.attributes & TPMA_NV_WRITTEN) != 0;
+        if (attributes != CTSS2_CounterAttributes() || info->nvPublic.dataSize != 8) {
+            *state = 3;
+        } else if (!written) {
+            *state = 1;
+        } else {
+            TPM2B_MAX_NV_BUFFER *data = NULL;
+            rc = Esys_NV_Read(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
+            if (rc == TSS2_RC_SUCCESS) {
+                if (data->size != 8) {
+                    rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+                } else {
+                    for (int i = 0; i < 8; i++) *value = (*value << 8) | data->buffer[i];
+                    *state = 2;
+                }
+            }
+            Esys_Free(data);
+        }
+    }
+    Esys_Free(info);
+    Esys_TR_Close(context, &handle);
+    return rc;
+}
+
+/// Increments the NV counter at `index` and reads its new value.
+static inline TSS2_RC CTSS2_IncrementCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, uint64_t *value) {
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    rc = Esys_NV_Increment(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE);
+    if (rc == TSS2_RC_SUCCESS) {
+        TPM2B_MAX_NV_BUFFER *data = NULL;
+        rc = Esys_NV_Read(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
+        if (rc == TSS2_RC_SUCCESS) {
+            *value = 0;
+            if (data->size != 8) rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+            else for (int i = 0; i < 8; i++) *value = (*value << 8) | data->buffer[i];
+        }
+        Esys_Free(data);
+    }
+    Esys_TR_Close(context, &handle);
+    return rc;
+}
+
 #endif

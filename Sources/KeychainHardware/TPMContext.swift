@@ -39,10 +39,11 @@ package final class TPMContext {
 
     private static let threadSelectionKey = "swift-keychain.tpm-tcti"
 
-    /// Opens `tcti` and creates the storage primary key.
+    /// Opens `tcti` and, unless `storageKey` is false (a context for NV counters only), creates
+    /// the storage primary key.
     ///
     /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
-    package init(tcti configuration: String) throws {
+    package init(tcti configuration: String, storageKey createsStorageKey: Bool = true) throws {
         var guardState = CTSS2_BlockSIGPIPE()
         defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var tctiContext: OpaquePointer?
@@ -56,6 +57,7 @@ package final class TPMContext {
             throw TPMError(step: "open", code: rc)
         }
         esys = esysContext
+        guard createsStorageKey else { return }
         var handle = ESYS_TR(ESYS_TR_NONE)
         rc = CTSS2_CreateStoragePrimary(esysContext, &handle)
         guard rc == TSS2_RC_SUCCESS else {
@@ -184,6 +186,54 @@ package final class TPMContext {
             guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "unseal", code: rc) }
             return try data.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[0..<dataLength])) }
         }
+    }
+
+    /// The NV counter at `index` (an NV index handle, 0x01xxxxxx): nil when none is defined
+    /// there, 0 when it was defined but never incremented, else its value.
+    ///
+    /// - Throws: `TPMError` `.invalidInput` when the index there is not such a counter;
+    ///   `.unavailable` when the TPM cannot be reached.
+    package func counter(at index: UInt32) throws -> UInt64? {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var state: Int32 = 0
+        var value: UInt64 = 0
+        let rc = CTSS2_ReadCounter(esys, index, &state, &value)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "read the NV counter", code: rc) }
+        switch state {
+        case 0: return nil
+        case 1: return 0
+        case 2: return value
+        default: throw TPMError(.invalidInput, "NV index 0x\(String(index, radix: 16)) is not a rollback counter")
+        }
+    }
+
+    /// Defines an NV counter at `index` (owner hierarchy, empty owner authorization; its own
+    /// authorization empty, noDA). Its first increment gives it the highest value any counter of
+    /// this TPM ever had, plus one.
+    ///
+    /// - Throws: `TPMError` when the index is taken, NV space is full, or the owner hierarchy
+    ///   has an authorization value; `.unavailable` when the TPM cannot be reached.
+    package func defineCounter(at index: UInt32) throws {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        let rc = CTSS2_DefineCounter(esys, index)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "define the NV counter", code: rc) }
+    }
+
+    /// Increments the NV counter at `index` and returns its new value.
+    ///
+    /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
+    package func incrementCounter(at index: UInt32) throws -> UInt64 {
+        let esys = try opened()
+        var guardState = CTSS2_BlockSIGPIPE()
+        defer { CTSS2_RestoreSIGPIPE(&guardState) }
+        var value: UInt64 = 0
+        let rc = CTSS2_IncrementCounter(esys, index, &value)
+        guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "increment the NV counter", code: rc) }
+        return value
     }
 
     /// The TPM's dictionary-attack state and parameters (TPM2_GetCapability).

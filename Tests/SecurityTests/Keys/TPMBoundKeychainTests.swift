@@ -303,4 +303,65 @@ struct TPMBoundKeychainTests {
             #expect(try security(tcti: "", "show-keychain-info", path).status != 0)
         }
     }
+    /// Puts the keychain's directory back to `files`: each file rewritten (private), files that
+    /// were not there removed.
+    private func putBack(_ files: [String: Data], of path: String) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory(of: path)) where files[name] == nil {
+            try FileManager.default.removeItem(atPath: directory(of: path) + "/" + name)
+        }
+        for (name, contents) in files {
+            let file = directory(of: path) + "/" + name
+            try? FileManager.default.removeItem(atPath: file)
+            #expect(FileManager.default.createFile(atPath: file, contents: contents, attributes: [.posixPermissions: 0o600]))
+        }
+    }
+
+    @Test("Putting back an older copy of the whole keychain (database, write-ahead log, ledger, keybag) is reported as damage on open (errSecInvalidKeychain); the current files still open")
+    func wholeKeychainRollbackIsDetected() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: nil, options: Self.options)
+                try add(keychain, "a", "first")
+                Keychain.forgetOpenInstance(path: path)
+                let older = try files(of: path)
+                let reopened = try Keychain.open(path: path, create: false, options: Self.options)
+                try add(reopened, "b", "second")
+                try add(reopened, "c", "third")
+                Keychain.forgetOpenInstance(path: path)
+                let current = try files(of: path)
+                try putBack(older, of: path)
+                #expect(openStatus(path) == .invalidKeychain)
+                try putBack(current, of: path)
+                let again = try Keychain.open(path: path, create: false, options: Self.options)
+                #expect(try secret(again, "a") == "first")
+                #expect(try secret(again, "c") == "third")
+            }
+        }
+    }
+
+    @Test("A TPM-bound keychain's write while the TPM is gone is errSecNotAvailable, never a crash, and changes nothing")
+    func writeWithoutTheTPMIsRefused() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: nil, options: Self.options)
+                try add(keychain, "a", "first")
+                tpm.kill()
+                do {
+                    try add(keychain, "b", "second")
+                    Issue.record("a write went through without the TPM's counter")
+                } catch let error as KeychainCore.KeychainError {
+                    #expect(error.code == .notAvailable)
+                }
+                #expect(try secret(keychain, "a") == "first")
+                try tpm.restart()
+                #expect(throws: KeychainCore.KeychainError.self) { try secret(keychain, "b") }
+                try add(keychain, "b", "second")
+                Keychain.forgetOpenInstance(path: path)
+                let reopened = try Keychain.open(path: path, create: false, options: Self.options)
+                #expect(try secret(reopened, "b") == "second")
+            }
+        }
+    }
 }
