@@ -17,17 +17,18 @@ extension Keychain {
             (try? FileDeviceKey.binding(directory: directory)) == .tpm
         else { return }
         let counter = try RollbackCounter(tcti: tcti, ledgerKey: keyRing.index.ledger)
-        // A root that does not authenticate is the ledger's damage, reported where it is read.
-        guard let root = try store.snapshot({ try $0.ledgerRoot() }) else { return }
+        // A root that does not authenticate vouches for nothing: its items read as damaged and
+        // the next write rebuilds it, unverifiable, carrying the counter again.
+        let root = try store.snapshot { try $0.ledgerRoot() }
         switch try counter.current() {
         case nil:
-            guard root.counter == 0 else {
+            guard (root?.counter ?? 0) == 0 else {
                 throw KeychainError(.invalidKeychain, "the keychain is damaged: its rollback counter is gone from the TPM")
             }
             // A TPM that cannot hold another counter leaves the keychain unbound, as before.
             guard (try? counter.define()) != nil else { return }
         case let value?:
-            guard root.counter == value || (value > 0 && root.counter == value - 1) else {
+            if let root, root.counter != value && !(value > 0 && root.counter == value - 1) {
                 throw KeychainError(
                     .invalidKeychain,
                     "the keychain is damaged: its database or ledger is an older copy than the TPM's rollback counter allows (it was rolled back)")

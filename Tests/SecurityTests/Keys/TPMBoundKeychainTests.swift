@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) @testable import KeychainCore
+import KeychainSQLite
 import Testing
 
 /// A keychain directory's device key sealed by a TPM 2.0 (a `swtpm` of each test's own): new
@@ -361,6 +362,25 @@ struct TPMBoundKeychainTests {
                 Keychain.forgetOpenInstance(path: path)
                 let reopened = try Keychain.open(path: path, create: false, options: Self.options)
                 #expect(try secret(reopened, "b") == "second")
+            }
+        }
+    }
+    @Test("A TPM-bound keychain whose ledger root was damaged still opens, and the write that rebuilds the root binds it to the counter again")
+    func damagedRootIsBoundAgain() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: nil, options: Self.options)
+                try add(keychain, "a", "first")
+                try add(keychain, "b", "second")
+                Keychain.forgetOpenInstance(path: path)
+                try SQLiteConnection(path: path).execute("UPDATE ledger SET body = zeroblob(length(body)) WHERE id = 0")
+                let damaged = try Keychain.open(path: path, create: false, options: Self.options)
+                #expect(throws: KeychainCore.KeychainError.self) { try secret(damaged, "a") }
+                try add(damaged, "c", "after the damage")
+                Keychain.forgetOpenInstance(path: path)
+                let reopened = try Keychain.open(path: path, create: false, options: Self.options)
+                #expect(try secret(reopened, "c") == "after the damage")
             }
         }
     }
