@@ -384,4 +384,20 @@ struct TPMBoundKeychainTests {
             }
         }
     }
+    @Test("An unlock while the TPM that checks the passcode is gone is errSecNotAvailable, never a crash; the passcode unlocks once the TPM is back")
+    func unlockWithoutTheTPMIsNotAvailable() throws {
+        try withKeychainPath { path in
+            let tpm = try SoftwareTPM()
+            try tpm.selected {
+                let keychain = try Keychain.create(path: path, passcode: Data("right".utf8), options: Self.options)
+                try add(keychain, "a", "guarded")
+                keychain.lock()
+                tpm.kill()
+                #expect(unlockStatus(keychain, "right") == .notAvailable)
+                try tpm.restart()
+                #expect(unlockStatus(keychain, "right") == nil)
+                #expect(try secret(keychain, "a") == "guarded")
+            }
+        }
+    }
 }
