@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Testing) @testable import KeychainCore
+import KeychainHardware
 import KeychainSQLite
 import Testing
 
@@ -257,7 +258,10 @@ struct TPMBoundKeychainTests {
                     #expect(unlockStatus(keychain, "wrong \(failures)") == .authFailed)
                     if unlockStatus(keychain, "right") != nil { break }
                 }
-                #expect(failures < 20)
+                // The TPM locked out after exactly its configured number of failures.
+                let state = try TPMContext(tcti: tpm.tcti, storageKey: false).dictionaryAttackState()
+                #expect(state.isLockedOut)
+                #expect(failures == state.maxTries)
                 #expect(throws: KeychainCore.KeychainError.self) { try secret(keychain, "a") }
                 // The keybag as it was before any failure, in a fresh process.
                 Keychain.forgetOpenInstance(path: path)
