@@ -221,6 +221,7 @@ public final class Keychain: Sendable {
         store = try KeychainStore(path: path, keyRing: keyRing)
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
+        try bindRollbackCounter()
         let removed: Bool = try store.snapshot { tx in
             // Usually there is nothing to write: look first, without the write lock. The keybag
             // the database names may have been replaced by another process since this one read
