@@ -37,12 +37,12 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
-        // Debian's libpq-dev: PostgreSQL's client library, for sync (`security sync`).
-        .systemLibrary(
+        // PostgreSQL's client library, for sync (`security sync`): the types from Debian's
+        // libpq-dev, the functions loaded from libpq5 when sync first connects (not linked, so
+        // that a program that never syncs does not load libpq's twenty libraries).
+        .target(
             name: "CLibPQ",
-            path: "Sources/CLibPQ",
-            pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"])]
+            path: "Sources/CLibPQ"
         ),
         // Sync through PostgreSQL: libpq wrapped once (the only module that imports CLibPQ), the
         // key hierarchy, the server schema and the exchange, over any `KeychainHandle`.

@@ -13,21 +13,27 @@ package final class PostgresConnection {
     /// Connects with a libpq connection string (`host=… port=… user=… dbname=…`).
     ///
     /// - Throws: `SyncError.badInput` for a malformed string, `.serverUnreachable` (the message
-    ///   never repeats the connection string, which may hold a password).
+    ///   never repeats the connection string, which may hold a password; also when libpq itself
+    ///   cannot be loaded).
     package init(_ conninfo: String) throws {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard clibpq_load(&reason, reason.count) == 0 else {
+            let text = String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw SyncError(.serverUnreachable, "sync needs libpq (Debian's libpq5), which could not be loaded: \(text)")
+        }
         // libpq's parse errors quote the words around the mistake, which may be a password.
         var parseError: UnsafeMutablePointer<CChar>?
-        guard let parsed = PQconninfoParse(conninfo, &parseError) else {
-            if let parseError { PQfreemem(parseError) }
+        guard let parsed = clibpq_PQconninfoParse(conninfo, &parseError) else {
+            if let parseError { clibpq_PQfreemem(parseError) }
             throw SyncError(.badInput, "the connection string is malformed")
         }
-        PQconninfoFree(parsed)
-        guard let connection = PQconnectdb(conninfo) else {
+        clibpq_PQconninfoFree(parsed)
+        guard let connection = clibpq_PQconnectdb(conninfo) else {
             throw SyncError(.serverUnreachable, "cannot connect to the sync server: libpq is out of memory")
         }
-        guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.firstLine(PQerrorMessage(connection))
-            PQfinish(connection)
+        guard clibpq_PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.firstLine(clibpq_PQerrorMessage(connection))
+            clibpq_PQfinish(connection)
             throw SyncError(.serverUnreachable, "cannot connect to the sync server: \(message)")
         }
         handle = connection
@@ -36,11 +42,11 @@ package final class PostgresConnection {
     }
 
     deinit {
-        PQfinish(handle)
+        clibpq_PQfinish(handle)
     }
 
     /// The server's version number (150018 for 15.18).
-    package var serverVersion: Int { Int(PQserverVersion(handle)) }
+    package var serverVersion: Int { Int(clibpq_PQserverVersion(handle)) }
 
     /// Runs one statement with `parameters` bound to `$1`, `$2`, ….
     ///
@@ -70,12 +76,12 @@ package final class PostgresConnection {
             }
         }
         let result = buffers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-            PQexecParams(
+            clibpq_PQexecParams(
                 handle, sql, Int32(parameters.count), types, values.baseAddress, lengths, formats, 0)
         }
         guard let result else { throw failure(nil) }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        defer { clibpq_PQclear(result) }
+        switch clibpq_PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
             return Self.rows(of: result)
         default:
@@ -101,31 +107,31 @@ package final class PostgresConnection {
     /// The error for a failed statement: the server's SQLSTATE and primary message, or the
     /// connection's state when there is no result or the connection dropped.
     private func failure(_ result: OpaquePointer?) -> SyncError {
-        if PQstatus(handle) != CONNECTION_OK {
-            return SyncError(.serverUnreachable, "the connection to the sync server was lost: \(Self.firstLine(PQerrorMessage(handle)))")
+        if clibpq_PQstatus(handle) != CONNECTION_OK {
+            return SyncError(.serverUnreachable, "the connection to the sync server was lost: \(Self.firstLine(clibpq_PQerrorMessage(handle)))")
         }
         guard let result else {
-            return SyncError(.serverFailed, "the sync server did not answer: \(Self.firstLine(PQerrorMessage(handle)))")
+            return SyncError(.serverFailed, "the sync server did not answer: \(Self.firstLine(clibpq_PQerrorMessage(handle)))")
         }
-        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
-        let message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? "unknown error"
+        let state = clibpq_PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let message = clibpq_PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? "unknown error"
         return SyncError(.serverFailed, "the sync server refused a statement: \(message)", sqlState: state)
     }
 
     /// Copies a result's rows out as text.
     private static func rows(of result: OpaquePointer) -> PostgresRows {
-        let columnCount = Int(PQnfields(result))
-        let rowCount = Int(PQntuples(result))
-        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        let columnCount = Int(clibpq_PQnfields(result))
+        let rowCount = Int(clibpq_PQntuples(result))
+        let columns = (0..<columnCount).map { String(cString: clibpq_PQfname(result, Int32($0))) }
         var values: [[String?]] = []
         values.reserveCapacity(rowCount)
         for row in 0..<rowCount {
             values.append((0..<columnCount).map { column in
-                PQgetisnull(result, Int32(row), Int32(column)) == 1
-                    ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+                clibpq_PQgetisnull(result, Int32(row), Int32(column)) == 1
+                    ? nil : String(cString: clibpq_PQgetvalue(result, Int32(row), Int32(column)))
             })
         }
-        let affected = Int(String(cString: PQcmdTuples(result))) ?? rowCount
+        let affected = Int(String(cString: clibpq_PQcmdTuples(result))) ?? rowCount
         return PostgresRows(columns: columns, values: values, affected: affected)
     }
 
