@@ -2,10 +2,6 @@ import Foundation
 import KeychainCore
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Counts failed fingerprint matches in a row; after `limit` of them biometry is locked out
 /// until the passcode is entered (`reset()`), as Apple's devices do after five.
 ///
@@ -59,7 +55,8 @@ package final class BiometryLockout: Sendable {
         _ = try? update { _ in 0 }
     }
 
-    /// Reads the count and, when `change` gives one, writes the new count, under one lock.
+    /// Reads the count and, when `change` gives one, writes the new count, under one lock. A
+    /// file that does not hold a count counts as locked out.
     private func update(_ change: (Int) -> Int?) throws -> Int {
         guard let path else {
             return memory.withLock { count in
@@ -68,25 +65,13 @@ package final class BiometryLockout: Sendable {
             }
         }
         try FileSystem.makePrivateDirectory((path as NSString).deletingLastPathComponent)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KeychainError(.notAvailable, "the \(FileRole.biometryFailures.rawValue) cannot be opened (errno \(errno))")
+        func count(_ contents: Data) -> Int {
+            guard !contents.isEmpty else { return 0 }
+            return Int(String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? Self.limit
         }
-        defer { close(descriptor) }
-        try FileSystem.requirePrivate(descriptor: descriptor, path: path, role: .biometryFailures)
-        guard flock(descriptor, LOCK_EX) == 0 else {
-            throw KeychainError(.notAvailable, "the \(FileRole.biometryFailures.rawValue) cannot be locked (errno \(errno))")
+        let contents = try FileSystem.updateLocked(path, role: .biometryFailures, limit: 64) { contents in
+            change(count(contents)).map { Data("\($0)\n".utf8) }
         }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let length = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
-        let text = length > 0 ? String(decoding: buffer[..<length], as: UTF8.self) : ""
-        let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? (length > 0 ? Self.limit : 0)
-        guard let new = change(count), new != count else { return count }
-        let bytes = Array("\(new)\n".utf8)
-        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
-        guard written == bytes.count, ftruncate(descriptor, off_t(bytes.count)) == 0 else {
-            throw KeychainError(.notAvailable, "the \(FileRole.biometryFailures.rawValue) cannot be written (errno \(errno))")
-        }
-        return new
+        return count(contents)
     }
 }

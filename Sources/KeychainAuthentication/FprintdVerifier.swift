@@ -25,6 +25,7 @@ import Synchronization
 /// `NameOwnerChanged`), on the claimed device's path, since any peer on the bus can send this
 /// connection a signal with fprintd's path and interface. fprintd itself decides who may use
 /// the reader (polkit) and whose fingers are listed: the empty user name is the caller's own user.
+/// fprintd shows nothing to the user, so a verification's `reason` is not passed on.
 package struct FprintdVerifier: FingerprintReaderReporting {
     static let service = "net.reactivated.Fprint"
     static let managerPath = "/net/reactivated/Fprint/Manager"
