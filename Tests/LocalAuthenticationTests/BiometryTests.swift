@@ -24,13 +24,13 @@ struct BiometryTests {
 
         /// A context on the fake fprintd, whose pinentry answers `pin`.
         func context(
-            pin: String = "4321", touchTimeout: Double = 30, lockout: BiometryLockout = .inMemory(),
+            pin: String = "4321", touchTimeout: Double = 30, callTimeout: Double = 5, lockout: BiometryLockout = .inMemory(),
             program: String = "/usr/bin/test-app"
         ) -> (LAContext, PinentryDouble) {
             let double = PinentryDouble(directory: directory.path)
             let context = LAContext.testing(
-                double.environment(.pin, pin: pin), authority: authority, fingerprints: fprintd.verifier(touchTimeout: touchTimeout),
-                lockout: lockout, program: program)
+                double.environment(.pin, pin: pin), authority: authority,
+                fingerprints: fprintd.verifier(touchTimeout: touchTimeout, callTimeout: callTimeout), lockout: lockout, program: program)
             return (context, double)
         }
     }
@@ -246,6 +246,24 @@ struct BiometryTests {
         let (success, error) = pending.result()
         #expect(!success)
         #expect(laCode(error) == .biometryNotAvailable)
+    }
+
+    @Test("An fprintd that stops answering (SIGSTOP) makes biometry unavailable after the call timeout; nothing hangs, and deviceOwnerAuthentication asks for the passcode")
+    func unresponsiveService() async throws {
+        let rig = try Rig()
+        let (context, double) = rig.context(callTimeout: 0.5)
+        rig.fprintd.freezeService()
+        var error: NSError?
+        #expect(context.biometryType == .none)
+        #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
+        let (success, replyError) = await replied {
+            context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "r", reply: $0)
+        }
+        #expect(!success)
+        #expect(laCode(replyError) == .biometryNotAvailable)
+        #expect(try await context.evaluatePolicy(.deviceOwnerAuthentication, localizedReason: "r"))
+        #expect(double.receivedLines()?.contains("GETPIN") == true)
     }
 
     @Test("evaluateAccessControl: biometryAny, biometryCurrentSet and userPresence are satisfied by a finger; the context then reads without a second finger")

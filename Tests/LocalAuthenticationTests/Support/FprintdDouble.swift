@@ -71,9 +71,16 @@ final class FprintdDouble {
         service = nil
     }
 
-    /// A verifier speaking to the double, waiting `touchTimeout` seconds for a finger.
-    func verifier(touchTimeout: Double = 30) -> FprintdVerifier {
-        FprintdVerifier(environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], touchTimeout: touchTimeout)
+    /// Stops the double (SIGSTOP): it keeps its name and its connection but answers nothing.
+    func freezeService() {
+        guard let service, service.isRunning else { return }
+        kill(service.processIdentifier, SIGSTOP)
+    }
+
+    /// A verifier speaking to the double, waiting `touchTimeout` seconds for a finger and
+    /// `callTimeout` seconds for each answer.
+    func verifier(touchTimeout: Double = 30, callTimeout: Double = 5) -> FprintdVerifier {
+        FprintdVerifier(environment: ["DBUS_SYSTEM_BUS_ADDRESS": address], touchTimeout: touchTimeout, callTimeout: callTimeout)
     }
 
     /// The unique name owning `net.reactivated.Fprint`.
