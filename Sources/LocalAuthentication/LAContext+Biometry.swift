@@ -58,20 +58,18 @@ extension LAContext {
         case .success(let set): enrolled = set
         }
         for _ in 0..<Self.biometricAttempts {
+            // The guarded verifier counts wrong fingers and clears the count on a match.
             switch fingerprints.verify(reason: reason, cancellation: cancellation) {
             case .matched:
-                biometryLockout.reset()
                 state.withLock { current in
                     current.biometryAuthenticated = true
                     current.evaluatedFingerprints = enrolled
                 }
                 return
             case .noMatch:
-                if biometryLockout.recordFailure() {
-                    throw LAError(code: .biometryLockout, detail: "too many failed matches: the passcode is needed")
-                }
+                continue
             case .lockedOut:
-                throw LAError(code: .biometryLockout, detail: "the fingerprint reader is locked out")
+                throw LAError(code: .biometryLockout, detail: "too many failed matches: the passcode is needed")
             case .cancelled:
                 throw LAError(code: cancellation.isCancelled ? .appCancel : .userCancel)
             case .unavailable(let why):

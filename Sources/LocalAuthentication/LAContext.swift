@@ -50,8 +50,9 @@ public final class LAContext: @unchecked Sendable {
     package let passcodeAuthority: PasscodeAuthority
     /// The program name prompts show.
     package let callerName: String
-    /// The fingerprint service (fprintd on the system bus unless a test sets it).
-    package let fingerprints: any FingerprintVerifying
+    /// The fingerprint service (fprintd on the system bus unless a test sets it), guarded by
+    /// `biometryLockout`.
+    package let fingerprints: LockoutGuardedVerifier
     /// The count of failed matches in a row (the user's unless a test sets it).
     package let biometryLockout: BiometryLockout
     /// The key of the domain state (the user's unless a test sets it), made when first needed.
@@ -79,7 +80,7 @@ public final class LAContext: @unchecked Sendable {
         self.environment = environment
         self.passcodeAuthority = passcodeAuthority
         self.callerName = callerName
-        self.fingerprints = fingerprints
+        self.fingerprints = LockoutGuardedVerifier(fingerprints, lockout: biometryLockout)
         self.biometryLockout = biometryLockout
         self.domainStateKey = domainStateKey
         self.programIdentity = programIdentity

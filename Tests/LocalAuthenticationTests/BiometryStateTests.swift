@@ -65,3 +65,44 @@ struct BiometryStateTests {
         #expect(BiometryLockout(path: path).isLockedOut)
     }
 }
+
+/// A verifier answering from a list, for the lockout guard.
+private final class ScriptedVerifier: FingerprintVerifying, @unchecked Sendable {
+    var verdicts: [FingerprintVerdict]
+    private(set) var asked = 0
+
+    init(_ verdicts: [FingerprintVerdict]) {
+        self.verdicts = verdicts
+    }
+
+    func enrolledFingerprints() throws -> EnrolledFingerprints? {
+        EnrolledFingerprints(reader: "Scripted", fingers: ["left-thumb"])
+    }
+
+    func verify(reason: String, cancellation: PromptCancellation) -> FingerprintVerdict {
+        asked += 1
+        return verdicts.removeFirst()
+    }
+}
+
+@Suite("Lockout-guarded verifier")
+struct LockoutGuardedVerifierTests {
+    @Test("Wrong fingers count; the fifth is answered lockedOut and later ones ask no finger; a match before the limit clears the count")
+    func guardsTheVerifier() {
+        let lockout = BiometryLockout.inMemory()
+        let scripted = ScriptedVerifier([.noMatch, .noMatch, .matched] + Array(repeating: .noMatch, count: 5))
+        let guarded = LockoutGuardedVerifier(scripted, lockout: lockout)
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .noMatch)
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .noMatch)
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .matched)
+        #expect(lockout.failures == 0)
+        for _ in 0..<4 { #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .noMatch) }
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .lockedOut)
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .lockedOut)
+        #expect(scripted.asked == 8)
+        scripted.verdicts = [.matched]
+        lockout.reset()
+        #expect(guarded.verify(reason: "r", cancellation: PromptCancellation()) == .matched)
+        #expect(scripted.asked == 9)
+    }
+}
