@@ -8,7 +8,9 @@ extension LAContext {
 
     /// The enrolled set when biometry can be used now, or the `LAError` saying why not:
     /// `biometryNotAvailable` without fprintd or a reader, `biometryNotEnrolled` without an
-    /// enrolled finger, `biometryLockout` after `BiometryLockout.limit` failed matches in a row.
+    /// enrolled finger, `passcodeNotSet` when the keychain has no passcode (biometry needs one to
+    /// fall back on and to lift a lockout), `biometryLockout` after `BiometryLockout.limit`
+    /// failed matches in a row.
     func biometricReadiness() -> Result<EnrolledFingerprints, LAError> {
         let reader: FingerprintReaderState
         do {
@@ -22,6 +24,7 @@ extension LAContext {
         case .notEnrolled:
             return .failure(LAError(code: .biometryNotEnrolled))
         case .enrolled(let enrolled):
+            if let failure = unavailability(of: .deviceOwnerAuthentication) { return .failure(failure) }
             if biometryLockout.isLockedOut {
                 return .failure(LAError(code: .biometryLockout, detail: "too many failed matches: the passcode is needed"))
             }

@@ -10,9 +10,10 @@ extension LAContext {
     /// - `.deviceOwnerAuthentication`: true when the keychain has a passcode; otherwise false
     ///   with `LAError.passcodeNotSet` (biometry needs the passcode to fall back on).
     /// - `.deviceOwnerAuthenticationWithBiometrics`, `…OrWatch`: true when a fingerprint reader
-    ///   has an enrolled finger of the user and biometry is not locked out (the context then
-    ///   has an `evaluatedPolicyDomainState`); otherwise false with `LAError.biometryNotAvailable`
-    ///   (no fprintd or no reader), `biometryNotEnrolled` or `biometryLockout`.
+    ///   has an enrolled finger of the user, the keychain has a passcode and biometry is not
+    ///   locked out (the context then has an `evaluatedPolicyDomainState`); otherwise false with
+    ///   `LAError.biometryNotAvailable` (no fprintd or no reader), `biometryNotEnrolled`,
+    ///   `passcodeNotSet` or `biometryLockout`.
     /// - `.deviceOwnerAuthenticationWithWatch`, `…WithWristDetection`: false with
     ///   `LAError.companionNotAvailable`.
     /// - An invalidated context: false with `LAError.invalidContext`.

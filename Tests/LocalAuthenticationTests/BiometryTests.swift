@@ -63,6 +63,24 @@ struct BiometryTests {
         #expect(error?.code == LAError.Code.biometryNotAvailable.rawValue)
     }
 
+    @Test("A keychain without a passcode: biometry cannot be evaluated (LAError.passcodeNotSet), though a finger is enrolled, and no finger is asked")
+    func biometryNeedsThePasscode() async throws {
+        let fprintd = try FprintdDouble()
+        let directory = try TestDirectory()
+        let (_, authority) = try directory.keychain(passcode: nil)
+        let double = PinentryDouble(directory: directory.path)
+        let context = LAContext.testing(double.environment(.pin, pin: ""), authority: authority, fingerprints: fprintd.verifier())
+        var error: NSError?
+        #expect(!context.canEvaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, error: &error))
+        #expect(error?.code == LAError.Code.passcodeNotSet.rawValue)
+        let (success, replyError) = await replied {
+            context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "r", reply: $0)
+        }
+        #expect(!success)
+        #expect(laCode(replyError) == .passcodeNotSet)
+        #expect(try !fprintd.calls().contains("Claim "))
+    }
+
     @Test("A matching finger: the evaluation succeeds after Claim, VerifyStart(any), VerifyStop and Release, and the context has a domain state")
     func match() async throws {
         let rig = try Rig()
