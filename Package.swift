@@ -37,6 +37,21 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
 
+        // Debian's libpq-dev: PostgreSQL's client library, for sync (`security sync`).
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // Sync through PostgreSQL: libpq wrapped once (the only module that imports CLibPQ), the
+        // key hierarchy, the server schema and the exchange, over any `KeychainHandle`.
+        .target(
+            name: "KeychainSync",
+            dependencies: ["CLibPQ", "KeychainCore", "KeychainCrypto"],
+            swiftSettings: strictFlags
+        ),
+
         // Debian's libtss2-dev (tpm2-tss): the TPM 2.0 ESAPI, TCTI loader, marshalling, code text.
         .systemLibrary(
             name: "CTSS2",
@@ -129,7 +144,7 @@ let package = Package(
         // The `security` command: a testable library and a tiny main.
         .target(
             name: "SecurityCLI",
-            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainAuthentication"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainAuthentication", "KeychainSync"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -180,6 +195,12 @@ let package = Package(
         .testTarget(
             name: "KeychainServiceTests",
             dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient", "KeychainDBus"],
+            swiftSettings: strictFlags
+        ),
+        // Sync against a real PostgreSQL the tests start (initdb/pg_ctl), through the `security` binary.
+        .testTarget(
+            name: "KeychainSyncTests",
+            dependencies: ["KeychainSync", "KeychainCore", "KeychainService", "SecurityTool"],
             swiftSettings: strictFlags
         ),
         .testTarget(

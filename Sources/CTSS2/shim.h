@@ -254,4 +254,223 @@ static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
     return rc;
 }
 
+/// The template of a sealed data object under the storage key: a keyed-hash object with no
+/// scheme, fixedTPM | fixedParent | userWithAuth | noDA (empty authorization: the TPM's
+/// dictionary-attack lockout must not keep the keychain from opening), holding data the caller
+/// supplies (so not sensitiveDataOrigin). The TPM returns the data only to a TPM2_Unseal on
+/// the TPM that sealed it.
+///
+/// With `countsFailures` the object has no noDA: it is meant to carry an authorization value,
+/// and every wrong one counts toward the TPM's dictionary-attack lockout, during which the TPM
+/// refuses even the right one.
+static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(int countsFailures) {
+    TPM2B_PUBLIC template;
+    memset(&template, 0, sizeof template);
+    template.publicArea.type = TPM2_ALG_KEYEDHASH;
+    template.publicArea.nameAlg = TPM2_ALG_SHA256;
+    template.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+        | TPMA_OBJECT_USERWITHAUTH | (countsFailures ? 0 : TPMA_OBJECT_NODA);
+    template.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL;
+    return template;
+}
+
+/// Seals `data` (at most 128 bytes) in a new data object under `parent`, with the authorization
+/// value `auth` (up to 32 bytes; none when `authLength` is 0, and then the object is noDA), and
+/// writes its marshalled TPM2B_PUBLIC and TPM2B_PRIVATE into the buffers (lengths in, lengths out).
+static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *data, size_t dataLength,
+    const uint8_t *auth, size_t authLength,
+    uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
+{
+    TPM2B_SENSITIVE_CREATE sensitive;
+    memset(&sensitive, 0, sizeof sensitive);
+    if (dataLength == 0 || dataLength > 128 || authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
+    sensitive.sensitive.data.size = (UINT16)dataLength;
+    memcpy(sensitive.sensitive.data.buffer, data, dataLength);
+    sensitive.sensitive.userAuth.size = (UINT16)authLength;
+    if (authLength > 0) memcpy(sensitive.sensitive.userAuth.buffer, auth, authLength);
+    TPM2B_PUBLIC template = CTSS2_SealedDataTemplate(authLength > 0);
+    TPM2B_DATA outside;
+    memset(&outside, 0, sizeof outside);
+    TPML_PCR_SELECTION pcrs;
+    memset(&pcrs, 0, sizeof pcrs);
+    TPM2B_PRIVATE *outPrivate = NULL;
+    TPM2B_PUBLIC *outPublic = NULL;
+    TPM2B_CREATION_DATA *creationData = NULL;
+    TPM2B_DIGEST *creationHash = NULL;
+    TPMT_TK_CREATION *ticket = NULL;
+    TSS2_RC rc = Esys_Create(context, parent, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+        &sensitive, &template, &outside, &pcrs, &outPrivate, &outPublic, &creationData, &creationHash, &ticket);
+    memset(&sensitive, 0, sizeof sensitive);
+    if (rc == TSS2_RC_SUCCESS) {
+        size_t offset = 0;
+        rc = Tss2_MU_TPM2B_PUBLIC_Marshal(outPublic, publicOut, *publicLength, &offset);
+        *publicLength = offset;
+        offset = 0;
+        if (rc == TSS2_RC_SUCCESS) rc = Tss2_MU_TPM2B_PRIVATE_Marshal(outPrivate, privateOut, *privateLength, &offset);
+        *privateLength = offset;
+    }
+    Esys_Free(outPrivate);
+    Esys_Free(outPublic);
+    Esys_Free(creationData);
+    Esys_Free(creationHash);
+    Esys_Free(ticket);
+    return rc;
+}
+
+/// Whether a marshalled TPM2B_PUBLIC is a sealed data object with exactly the attributes
+/// `CTSS2_SealedDataTemplate` gives (TSS2_RC_SUCCESS) or not (TSS2_MU_RC_BAD_VALUE, or the
+/// unmarshalling error); `countsFailures` says which of its two forms it is.
+static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength, int *countsFailures) {
+    TPM2B_PUBLIC public;
+    memset(&public, 0, sizeof public);
+    size_t offset = 0;
+    TSS2_RC rc = Tss2_MU_TPM2B_PUBLIC_Unmarshal(publicBlob, publicLength, &offset, &public);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    if (offset != publicLength) return TSS2_MU_RC_BAD_SIZE;
+    if (public.publicArea.type != TPM2_ALG_KEYEDHASH) return TSS2_MU_RC_BAD_VALUE;
+    for (int counts = 0; counts <= 1; counts++) {
+        if (public.publicArea.objectAttributes == CTSS2_SealedDataTemplate(counts).publicArea.objectAttributes) {
+            *countsFailures = counts;
+            return TSS2_RC_SUCCESS;
+        }
+    }
+    return TSS2_MU_RC_BAD_VALUE;
+}
+
+/// Unseals a loaded sealed data object with the authorization value `auth` (up to 32 bytes);
+/// writes the data (lengths in, length out) and zeroes the TSS's copies.
+static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, const uint8_t *auth, size_t authLength,
+    uint8_t *out, size_t *outLength)
+{
+    if (authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
+    TPM2B_AUTH value;
+    memset(&value, 0, sizeof value);
+    value.size = (UINT16)authLength;
+    if (authLength > 0) memcpy(value.buffer, auth, authLength);
+    TSS2_RC rc = Esys_TR_SetAuth(context, object, &value);
+    memset(&value, 0, sizeof value);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    TPM2B_SENSITIVE_DATA *data = NULL;
+    rc = Esys_Unseal(context, object, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &data);
+    if (rc == TSS2_RC_SUCCESS) {
+        if (data->size > *outLength) {
+            rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+        } else {
+            memcpy(out, data->buffer, data->size);
+            *outLength = data->size;
+        }
+        memset(data, 0, sizeof *data);
+    }
+    Esys_Free(data);
+    return rc;
+}
+
+/// Reads the TPM's dictionary-attack state: the failures counted now, the failures that lock
+/// it out (TPM2_PT_MAX_AUTH_FAIL), the seconds after which one failure is forgotten
+/// (TPM2_PT_LOCKOUT_INTERVAL) and the seconds before the lockout hierarchy may be used again
+/// after a failure of its own (TPM2_PT_LOCKOUT_RECOVERY).
+static inline TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
+    uint32_t *counter, uint32_t *maxTries, uint32_t *recoveryTime, uint32_t *lockoutRecovery)
+{
+    TPMI_YES_NO more = TPM2_NO;
+    TPMS_CAPABILITY_DATA *data = NULL;
+    TSS2_RC rc = Esys_GetCapability(context, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+        TPM2_CAP_TPM_PROPERTIES, TPM2_PT_LOCKOUT_COUNTER, 4, &more, &data);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    *counter = *maxTries = *recoveryTime = *lockoutRecovery = 0;
+    for (UINT32 i = 0; i < data->data.tpmProperties.count; i++) {
+        TPMS_TAGGED_PROPERTY p = data->data.tpmProperties.tpmProperty[i];
+        switch (p.property) {
+        case TPM2_PT_LOCKOUT_COUNTER: *counter = p.value; break;
+        case TPM2_PT_MAX_AUTH_FAIL: *maxTries = p.value; break;
+        case TPM2_PT_LOCKOUT_INTERVAL: *recoveryTime = p.value; break;
+        case TPM2_PT_LOCKOUT_RECOVERY: *lockoutRecovery = p.value; break;
+        default: break;
+        }
+    }
+    Esys_Free(data);
+    return TSS2_RC_SUCCESS;
+}
+
+/// The attributes of a rollback counter: an NV counter (TPM2_NT_COUNTER: only TPM2_NV_Increment
+/// changes it, and a new counter starts at the highest value any counter of the TPM ever had),
+/// read and incremented with its own empty authorization value, never blocked by a lockout.
+static inline TPMA_NV CTSS2_CounterAttributes(void) {
+    return (TPMA_NV)((TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_NO_DA);
+}
+
+/// Defines the NV counter at `index` in the owner hierarchy (empty owner authorization).
+static inline TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE index) {
+    TPM2B_AUTH auth;
+    memset(&auth, 0, sizeof auth);
+    TPM2B_NV_PUBLIC info;
+    memset(&info, 0, sizeof info);
+    info.nvPublic.nvIndex = index;
+    info.nvPublic.nameAlg = TPM2_ALG_SHA256;
+    info.nvPublic.attributes = CTSS2_CounterAttributes();
+    info.nvPublic.dataSize = 8;
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_NV_DefineSpace(context, ESYS_TR_RH_OWNER, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &handle);
+    if (rc == TSS2_RC_SUCCESS) Esys_TR_Close(context, &handle);
+    return rc;
+}
+
+/// Reads the NV counter at `index`: `state` is 0 when no index is defined there, 1 when it is
+/// defined but never incremented, 2 when `value` holds its value; 3 when the index there is
+/// not a counter of these attributes.
+static inline TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, int *state, uint64_t *value) {
+    *state = 0;
+    *value = 0;
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
+    if ((rc & 0xFF0000) == 0 && (rc & TPM2_RC_FMT1) != 0 && (rc & 0xBF) == TPM2_RC_HANDLE) return TSS2_RC_SUCCESS;
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    TPM2B_NV_PUBLIC *info = NULL;
+    rc = Esys_NV_ReadPublic(context, handle, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &info, NULL);
+    if (rc == TSS2_RC_SUCCESS) {
+        TPMA_NV attributes = info->nvPublic.attributes & ~(TPMA_NV)TPMA_NV_WRITTEN;
+        int written = (info->nvPublic.attributes & TPMA_NV_WRITTEN) != 0;
+        if (attributes != CTSS2_CounterAttributes() || info->nvPublic.dataSize != 8) {
+            *state = 3;
+        } else if (!written) {
+            *state = 1;
+        } else {
+            TPM2B_MAX_NV_BUFFER *data = NULL;
+            rc = Esys_NV_Read(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
+            if (rc == TSS2_RC_SUCCESS) {
+                if (data->size != 8) {
+                    rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+                } else {
+                    for (int i = 0; i < 8; i++) *value = (*value << 8) | data->buffer[i];
+                    *state = 2;
+                }
+            }
+            Esys_Free(data);
+        }
+    }
+    Esys_Free(info);
+    Esys_TR_Close(context, &handle);
+    return rc;
+}
+
+/// Increments the NV counter at `index` and reads its new value.
+static inline TSS2_RC CTSS2_IncrementCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, uint64_t *value) {
+    ESYS_TR handle = ESYS_TR_NONE;
+    TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    rc = Esys_NV_Increment(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE);
+    if (rc == TSS2_RC_SUCCESS) {
+        TPM2B_MAX_NV_BUFFER *data = NULL;
+        rc = Esys_NV_Read(context, handle, handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, 8, 0, &data);
+        if (rc == TSS2_RC_SUCCESS) {
+            *value = 0;
+            if (data->size != 8) rc = TSS2_ESYS_RC_MALFORMED_RESPONSE;
+            else for (int i = 0; i < 8; i++) *value = (*value << 8) | data->buffer[i];
+        }
+        Esys_Free(data);
+    }
+    Esys_TR_Close(context, &handle);
+    return rc;
+}
+
 #endif

@@ -12,6 +12,17 @@ extension Keychain {
     /// The `keychain` table's entry naming the keybag the rows are sealed for.
     static let keybagBindingKey = "keybag-uuid"
 
+    /// How the device key of the keychain at `path` is kept (in a file, or sealed by the TPM),
+    /// read from its directory's device key file without unsealing it; nil when the directory
+    /// has no device key yet.
+    ///
+    /// - Throws: `errSecWrPerm` when the file is not private to the caller;
+    ///   `errSecNotAvailable` when it cannot be read; `errSecInvalidKeychain` when it is not a
+    ///   device key file.
+    public static func deviceBinding(ofKeychainAt path: String) throws -> DeviceBinding? {
+        try FileDeviceKey.binding(directory: (path as NSString).deletingLastPathComponent)
+    }
+
     /// The keybag file beside the database.
     var keybagPath: String { KeychainLocation.keybagPath(forDatabase: path) }
 

@@ -92,12 +92,9 @@ extension Keychain {
                 var updated = keybag
                 updated.uuid = try SecureRandom.data(count: 16)
                 updated.attempts = PasscodeAttempts()
-                updated.passcode = try newSecret.map { _ in
-                    Keybag.PasscodeParameters(
-                        salt: try SecureRandom.data(count: 16),
-                        iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate())
-                }
-                try updated.setEntries(newKeys, wrapping: updated.wrappingKeys(deviceKey: deviceKey, passcode: newSecret))
+                let wrapping = try updated.setPasscode(
+                    newSecret, iterations: try options.passcodeIterations ?? PasscodeKDF.calibrate(), deviceKey: deviceKey)
+                try updated.setEntries(newKeys, wrapping: wrapping)
                 try updated.stage(path: keybagPath, deviceKey: deviceKey)
                 staged = updated
                 let deleted = newSecret == nil ? try tx.deletePasscodeClassRows() : 0
@@ -206,21 +203,32 @@ extension Keychain {
             throw KeychainError(
                 .authFailed, "too many failed passcode attempts: try again in \(Int(wait.rounded(.up))) seconds")
         }
-        let wrapping = try keybag.wrappingKeys(deviceKey: deviceKey, passcode: passcode)
+        let material = try keybag.passcodeMaterial(deviceKey: deviceKey, passcode: passcode)
         let wrong = KeychainError(.authFailed, "the passcode is not correct")
-        if let fingerprint = wrapping.fingerprint, keybag.attempts.repeatsLastWrongPasscode(fingerprint) { throw wrong }
+        if let fingerprint = material?.fingerprint, keybag.attempts.repeatsLastWrongPasscode(fingerprint) { throw wrong }
         var attempted = keybag
         attempted.attempts.recordAttempt(at: now)
         try attempted.save(path: keybagPath, deviceKey: deviceKey)
         keybag = attempted
+        // The failure is counted already; the fingerprint spares a repeat of this guess.
+        func refuse() -> KeychainError {
+            keybag.attempts.lastWrongFingerprint = material?.fingerprint
+            try? keybag.save(path: keybagPath, deviceKey: deviceKey)
+            return wrong
+        }
+        let wrapping: Keybag.WrappingKeys
+        do {
+            // With a passcode gate the TPM checks the passcode here (and counts a failure itself);
+            // its lockout refuses the attempt without saying whether the passcode was right.
+            wrapping = try keybag.wrappingKeys(deviceKey: deviceKey, material: material)
+        } catch is PasscodeGate.WrongPasscode {
+            throw refuse()
+        }
         let keys: [KeybagClass: SymmetricKey]
         do {
             keys = try keybag.unwrap(KeybagClass.allCases, wrapping: wrapping)
         } catch let error as KeychainError where error.code == .authFailed {
-            // The failure is counted already; the fingerprint spares a repeat of this guess.
-            keybag.attempts.lastWrongFingerprint = wrapping.fingerprint
-            try? keybag.save(path: keybagPath, deviceKey: deviceKey)
-            throw wrong
+            throw refuse()
         }
         // Cleared on success; if the file cannot be written now, the attempt stays counted.
         keybag.attempts = PasscodeAttempts()

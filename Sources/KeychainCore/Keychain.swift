@@ -121,6 +121,17 @@ public final class Keychain: Sendable {
         keychain?.keyRing.removeAll()
     }
 
+    /// Stops this process's registry holding its instance for `path`, leaving the instance and
+    /// its keys to whoever still holds it: its files close when the last holder lets it go, and
+    /// the next `open` reads them afresh.
+    @_spi(Testing)
+    public static func releaseOpenInstance(path: String) {
+        lastDefault.withLock { last in
+            if last?.keychain.path == path { last = nil }
+        }
+        _ = openKeychains.withLock { $0.removeValue(forKey: path) }
+    }
+
     /// Makes this process the only holder of the keychains it opens from now on: a process that
     /// opens one of them itself is refused until this one ends (`keychaind` calls it at start).
     package static func holdKeychainsExclusively() {
@@ -210,6 +221,7 @@ public final class Keychain: Sendable {
         store = try KeychainStore(path: path, keyRing: keyRing)
 
         try KeychainMigration.upgradeIfNeeded(self, keybag: keybag)
+        try bindRollbackCounter()
         let removed: Bool = try store.snapshot { tx in
             // Usually there is nothing to write: look first, without the write lock. The keybag
             // the database names may have been replaced by another process since this one read

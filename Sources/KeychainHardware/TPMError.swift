@@ -13,6 +13,12 @@ package struct TPMError: Error, Equatable, Sendable, CustomStringConvertible {
         case keyRejected
         /// A key blob or point that is not a P-256 key of the expected shape.
         case invalidInput
+        /// The TPM refused an authorization value (counted toward its dictionary-attack lockout
+        /// when the object is not noDA).
+        case authorizationFailed
+        /// The TPM is in dictionary-attack lockout: it refuses every authorization of objects
+        /// that count failures, the right one too, until enough time has passed.
+        case lockedOut
         /// Any other failure the TPM or the TSS reported.
         case failed
     }
@@ -43,7 +49,12 @@ package struct TPMError: Error, Equatable, Sendable, CustomStringConvertible {
         if step == "open" { return .unavailable }
         let base = code & 0xFFFF
         let layer = code & 0xFF_0000
-        guard layer != 0 else { return step == "load" ? .keyRejected : .failed }
+        guard layer != 0 else {
+            // Format-one codes carry a parameter, handle or session number in their upper bits.
+            if code & 0x80 != 0, [0x08E, 0x0A2].contains(code & 0xBF) { return .authorizationFailed }  // AUTH_FAIL, BAD_AUTH
+            if code == 0x921 { return .lockedOut }  // TPM_RC_LOCKOUT
+            return step == "load" ? .keyRejected : .failed
+        }
         // A software layer (TCTI, SAPI, ESAPI, MU): its base codes say whether the TPM is reachable.
         switch base {
         case UInt32(TSS2_BASE_RC_IO_ERROR), UInt32(TSS2_BASE_RC_NO_CONNECTION), UInt32(TSS2_BASE_RC_TRY_AGAIN):

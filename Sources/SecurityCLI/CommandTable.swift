@@ -92,6 +92,7 @@ enum CommandTable {
         ErrorCommand(),
         // This tool's own, after macOS's commands so that no macOS prefix changes meaning.
         EntitlementsCommand(),
+        SyncCommand(),
     ]
 
     /// The command `word` names: the first whose name starts with it, as macOS matches.

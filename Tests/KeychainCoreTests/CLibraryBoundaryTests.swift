@@ -3,8 +3,9 @@ import Testing
 
 /// Each C library is imported by one place in the library's sources: SQLite by the
 /// `KeychainSQLite` module, OpenSSL by the `KeychainCrypto` module, the TPM's TSS by the
-/// `KeychainHardware` module, which only the engine (`KeychainCore`) imports. Swift lets any module of
-/// the package import a C module its dependencies use, so the boundary is checked here.
+/// `KeychainHardware` module, which only the engine (`KeychainCore`) imports, and libpq by the
+/// `KeychainSync` module. Swift lets any module of the package import a C module its dependencies
+/// use, so the boundary is checked here.
 @Suite("C libraries are imported behind their one wrapper")
 struct CLibraryBoundaryTests {
     /// Where each C module may be imported, as path prefixes under `Sources/`.
@@ -13,6 +14,7 @@ struct CLibraryBoundaryTests {
         "COpenSSL": ["Sources/KeychainCrypto/"],
         "CTSS2": ["Sources/KeychainHardware/"],
         "KeychainHardware": ["Sources/KeychainCore/"],
+        "CLibPQ": ["Sources/KeychainSync/"],
     ]
 
     /// The files under `Sources/` importing `module`, as paths from the repository root.

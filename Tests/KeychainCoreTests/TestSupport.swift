@@ -33,16 +33,16 @@ extension Data {
 
 /// A keychain in a fresh temporary directory, opened through the engine.
 ///
-/// When the test drops it, the process forgets its instance and the directory is removed, so a
-/// run does not keep every test's database open (four descriptors each: Foundation's
-/// `Process.run`, which other suites call, misreads `/proc/self/fd` with about a thousand open).
+/// When the test drops it, the process's registry lets the instance go (a test still holding
+/// `keychain` keeps it, keys and all), so a run does not keep every test's database open: four
+/// descriptors each, and Foundation's `Process.run`, which other suites call, misreads
+/// `/proc/self/fd` with about a thousand open.
 final class TemporaryKeychain: Sendable {
     let directory: String
     let keychain: Keychain
 
     deinit {
-        Keychain.forgetOpenInstance(path: directory + "/test.keychain-db")
-        try? FileManager.default.removeItem(atPath: directory)
+        Keychain.releaseOpenInstance(path: directory + "/test.keychain-db")
     }
 
     /// Options with cheap key derivations, for tests that do not measure them.

@@ -144,7 +144,7 @@ struct DaemonRobustnessTests {
         }
         #expect(try Self.stillServes(fixture, "activated"))
         let info = try fixture.security("show-keychain-info")
-        #expect(info.output == "held by keychaind (pid \(pid)): unlocked (no password)\n")
+        #expect(info.output == "device key: in a file (not bound to a TPM)\nheld by keychaind (pid \(pid)): unlocked (no password)\n")
     }
 
     @Test("bytes written on a caller's connection by another process (a forked child) are refused and the connection closes")

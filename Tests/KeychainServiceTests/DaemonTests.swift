@@ -19,7 +19,7 @@ struct DaemonTests {
         #expect(try fixture.security("lock-keychain").status == 0)
         #expect(try fixture.app(DaemonFixture.testClient, "find", "mail", "me") == Self.interactionNotAllowed)
         let info = try fixture.security("show-keychain-info")
-        #expect(info.output.hasPrefix("held by keychaind (pid ") && info.output.hasSuffix("): locked\n"))
+        #expect(info.output.hasPrefix("device key: in a file (not bound to a TPM)\nheld by keychaind (pid ") && info.output.hasSuffix("): locked\n"))
         #expect(try fixture.security("unlock-keychain", "-p", "pw").status == 0)
         #expect(try fixture.app(DaemonFixture.testClient, "find", "mail", "me") == "0 s3cret")
     }

@@ -43,8 +43,8 @@ import Testing
         #expect(fresh.status == 0)
         // Standard output says who holds the keys and the lock state (a line macOS does not print).
         let holder = ProcessInfo.processInfo.environment["KEYCHAIN_MODE"] == "daemon"
-            ? #/held by keychaind \(pid [0-9]+\): (unlocked|locked since start)\n/#
-            : #/open in this process: (unlocked|locked since start)\n/#
+            ? #/device key: in a file \(not bound to a TPM\)\nheld by keychaind \(pid [0-9]+\): (unlocked|locked since start)\n/#
+            : #/device key: in a file \(not bound to a TPM\)\nopen in this process: (unlocked|locked since start)\n/#
         #expect(fresh.output.wholeMatch(of: holder) != nil)
         #expect(fresh.error == "Keychain \"k\" no-timeout\n")
         #expect(try tool.run("set-keychain-settings", "-l", "-t", "300", "k").status == 0)

@@ -39,8 +39,10 @@ import Testing
         #expect(run.output.hasPrefix("    help              Show all commands, or show usage for a command.\n"))
         #expect(run.output.contains("    dump-keychain     Dump the contents of one or more keychains.\n"))
         #expect(run.output.contains("    error             Display a descriptive message for the given error code(s).\n"))
-        // This tool's own command comes after macOS's.
-        #expect(run.output.hasSuffix("    entitlements      Register programs and the keychain access groups keychaind grants them.\n"))
+        // This tool's own commands come after macOS's.
+        #expect(run.output.hasSuffix(
+            "    entitlements      Register programs and the keychain access groups keychaind grants them.\n"
+                + "    sync              Sync synchronizable items with the user's other keychains through PostgreSQL.\n"))
     }
 
     @Test func helpForACommandPrintsItsUsage() throws {

@@ -6,16 +6,20 @@ import Foundation
 ///
 /// Layout (big-endian): magic, format version, keybag UUID, flags, passcode KDF (PBKDF2-SHA256),
 /// iteration count and salt, the failed-attempt record, the lock settings, then one entry per
-/// key (key class, wrapping, wrapped key), and an HMAC-SHA256 over everything before it, keyed
-/// from the device key. Any change to the file is detected when it is read.
+/// key (key class, wrapping, wrapped key), in format 2 the TPM passcode gate's blob
+/// (`PasscodeGate`), and an HMAC-SHA256 over everything before it, keyed from the device key.
+/// Any change to the file is detected when it is read. A keybag without a gate is written in
+/// format 1, which every earlier version reads.
 ///
 /// The class keys of A and C are wrapped by a key derived from the passcode (when one is set)
 /// mixed with the device key; D keys and the index key by the device key alone.
 struct Keybag: Sendable {
     /// The file's magic.
     static let magic = Data("SKC-KEYBAG\n".utf8)
-    /// The format version this code reads and writes.
+    /// The format version of a keybag without a passcode gate.
     static let formatVersion: UInt16 = 1
+    /// The format version of a keybag with a passcode gate.
+    static let gatedFormatVersion: UInt16 = 2
     /// The MAC length.
     static let macLength = 32
 
@@ -52,6 +56,8 @@ struct Keybag: Sendable {
     var settings = KeychainSettings()
     /// The wrapped keys.
     var entries: [Entry] = []
+    /// The TPM passcode gate's encoded blob (`PasscodeGate`); nil when the passcode has none.
+    var passcodeGate: Data?
 
     /// The entry for `keyClass`.
     func entry(_ keyClass: KeybagClass) -> Entry? { entries.first { $0.keyClass == keyClass } }
@@ -62,7 +68,7 @@ struct Keybag: Sendable {
     func encoded(deviceKey: SymmetricKey) throws -> Data {
         var writer = ByteWriter()
         writer.raw(Self.magic)
-        writer.integer(Self.formatVersion)
+        writer.integer(passcodeGate == nil ? Self.formatVersion : Self.gatedFormatVersion)
         writer.raw(uuid)
         var flags: UInt8 = 0
         if passcode != nil { flags |= 1 }
@@ -84,6 +90,7 @@ struct Keybag: Sendable {
             writer.u8(entry.wrapping.rawValue)
             writer.lengthPrefixed(entry.wrapped)
         }
+        if let passcodeGate { writer.lengthPrefixed(passcodeGate) }
         let mac = try Self.macKey(deviceKey).authenticationCode(for: writer.data)
         return writer.data + mac
     }
@@ -111,7 +118,8 @@ struct Keybag: Sendable {
     private static func parse(_ body: Data) throws -> Keybag {
         var reader = ByteReader(body)
         _ = try reader.raw(magic.count)
-        guard try reader.integer(UInt16.self) == formatVersion else {
+        let version = try reader.integer(UInt16.self)
+        guard version == formatVersion || version == gatedFormatVersion else {
             throw KeychainError(.invalidKeychain, "the keybag was written by a newer version")
         }
         var keybag = Keybag(uuid: try reader.raw(16))
@@ -138,6 +146,7 @@ struct Keybag: Sendable {
             else { throw KeychainError(.invalidKeychain, "the keybag has an unknown entry") }
             keybag.entries.append(Entry(keyClass: keyClass, wrapping: wrapping, wrapped: try reader.lengthPrefixed(limit: 256)))
         }
+        if version == gatedFormatVersion { keybag.passcodeGate = try reader.lengthPrefixed(limit: 1024) }
         try reader.requireEnd()
         return keybag
     }

@@ -100,6 +100,8 @@ enum HardwareSession {
             case .keyRejected: throw KeychainError(.decode, "the TPM rejected the key (made by another TPM or altered): \(error.description)")
             case .invalidInput: throw KeychainError.param("TPM input rejected: \(error.description)")
             case .failed: throw KeychainError(.internal, "TPM operation failed: \(error.description)")
+            case .authorizationFailed, .lockedOut:
+                throw KeychainError(.authFailed, "the TPM refused the key's authorization: \(error.description)")
             }
         }
     }

@@ -136,8 +136,11 @@ extension KeychainStore {
         return previous
     }
 
-    /// Stores `root` (no row for an empty ledger's root).
+    /// Stores `root` (no row for an empty ledger's root), carrying the TPM rollback counter's
+    /// value for this transaction when the keychain is bound to one.
     func writeRoot(_ root: LedgerRoot, in connection: SQLiteConnection) throws {
+        var root = root
+        if let counter = rollbackCounter.withLock({ $0 }) { root.counter = try counter.value(for: connection) }
         try write(try ledger.encode(root), id: 0, in: connection)
     }
 

@@ -64,7 +64,10 @@ extension KeychainStore {
 
         /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`) on this connection.
         func writeTransaction<T>(_ body: (Transaction) throws -> T) throws -> T {
-            try connection.writeTransaction { try body(self) }
+            let counter = store.rollbackCounter.withLock { $0 }
+            counter?.begin(connection)
+            defer { counter?.end(connection) }
+            return try connection.writeTransaction { try body(self) }
         }
     }
 

@@ -107,6 +107,8 @@ final class KeychainStore: Sendable {
     let checkpointPending = Mutex(false)
     /// The connection scheduled checkpoints run on (opened on first use; its busy wait is short).
     let checkpointConnection = Mutex<CheckpointConnection?>(nil)
+    /// The TPM rollback counter the ledger's root is bound to; nil when none is.
+    let rollbackCounter = Mutex<RollbackCounter?>(nil)
 
     /// Opens the database at `path`, creating it (0600, current schema) if it is new, and
     /// upgrades a version-2 or version-3 database. A version-1 database is left at version 1 for

@@ -7,11 +7,15 @@ import KeychainCrypto
 /// Stored as `version ‖ flags ‖ count per stored class (big-endian 64-bit) ‖ registry digest ‖
 /// program registry digest ‖ node slots ‖ MAC`, the MAC being the first 16 bytes of HMAC-SHA256
 /// over everything before it. A version-2 root (written before programs could be registered) has
-/// no program registry digest: it reads as an empty program registry's.
+/// no program registry digest: it reads as an empty program registry's. A version-4 root (written
+/// only once a TPM rollback counter binds the keychain) has the counter's value, 64-bit, after
+/// the program registry digest.
 /// No root row means an empty ledger: no item, no group, no program, no synchronizable item.
 struct LedgerRoot: Equatable, Sendable {
     /// The format this code writes.
     static let version: UInt8 = 3
+    /// The format of a root bound to a TPM rollback counter.
+    static let counterVersion: UInt8 = 4
     /// The MAC's length.
     static let macLength = 16
     private static let label = Array("ledger root v2\u{0}".utf8)
@@ -31,6 +35,9 @@ struct LedgerRoot: Equatable, Sendable {
     var programs = Data(count: RollbackLedger.digestLength)
     /// The node slots (`index ‖ digest`, by index); nil when no node exists.
     var slots: Data?
+    /// The TPM rollback counter's value at the last write (`RollbackCounter`); 0 when the
+    /// keychain is not bound to one.
+    var counter: UInt64 = 0
 
     /// An empty ledger's root.
     init() {}
@@ -38,8 +45,8 @@ struct LedgerRoot: Equatable, Sendable {
     /// The root a stored body holds, when its MAC verifies under `key`; nil otherwise (altered,
     /// malformed, or of another format).
     init?(verifying body: UnsafeRawBufferPointer, key: SymmetricKey) throws {
-        guard let format = body.first, format == 2 || format == Self.version else { return nil }
-        let headerLength = format == 2 ? Self.version2HeaderLength : Self.headerLength
+        guard let format = body.first, format == 2 || format == Self.version || format == Self.counterVersion else { return nil }
+        let headerLength = format == 2 ? Self.version2HeaderLength : format == Self.counterVersion ? Self.headerLength + 8 : Self.headerLength
         guard body.count >= headerLength + Self.macLength,
             (body.count - headerLength - Self.macLength) % RollbackLedger.slotLength == 0
         else { return nil }
@@ -53,9 +60,13 @@ struct LedgerRoot: Equatable, Sendable {
         }
         let registryStart = 2 + 8 * counts.count
         registry = Data(body[registryStart..<(registryStart + RollbackLedger.digestLength)])
-        if format == Self.version {
+        if format != 2 {
             let programsStart = registryStart + RollbackLedger.digestLength
             programs = Data(body[programsStart..<(programsStart + RollbackLedger.digestLength)])
+        }
+        if format == Self.counterVersion {
+            let counterStart = Self.headerLength
+            counter = (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(body[counterStart + $1]) }
         }
         let slotBytes = body[headerLength..<(body.count - Self.macLength)]
         slots = slotBytes.isEmpty ? nil : Data(slotBytes)
@@ -65,11 +76,12 @@ struct LedgerRoot: Equatable, Sendable {
     func encoded(key: SymmetricKey) throws -> Data? {
         guard self != LedgerRoot() else { return nil }
         var body = Data(capacity: Self.headerLength + (slots?.count ?? 0) + Self.macLength)
-        body.append(Self.version)
+        body.append(counter == 0 ? Self.version : Self.counterVersion)
         body.append(synchronizableItems ? 1 : 0)
         for count in counts { withUnsafeBytes(of: count.bigEndian) { body.append(contentsOf: $0) } }
         body.append(registry)
         body.append(programs)
+        if counter != 0 { withUnsafeBytes(of: counter.bigEndian) { body.append(contentsOf: $0) } }
         if let slots { body.append(slots) }
         let mac = try body.withUnsafeBytes { try Self.mac($0, key: key) }
         body.append(mac)

@@ -275,6 +275,23 @@ package enum FileSystem {
         syncDirectory(of: path)
     }
 
+    /// `replaceAtomically`, then overwrites the replaced file's bytes with zeroes through a
+    /// descriptor opened before the rename (the path already names the new file, so every reader
+    /// finds one complete file). Returns false, changing nothing, when the replacement fails.
+    @discardableResult
+    static func replaceWipingOld(_ path: String, contents: Data, role: FileRole) -> Bool {
+        let old = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        defer { if old >= 0 { close(old) } }
+        guard (try? replaceAtomically(path, contents: contents, role: role)) != nil else { return false }
+        var info = stat()
+        if old >= 0 && fstat(old, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_uid == geteuid() {
+            let zeroes = [UInt8](repeating: 0, count: Int(info.st_size))
+            _ = zeroes.withUnsafeBytes { pwrite(old, $0.baseAddress, $0.count, 0) }
+            fsync(old)
+        }
+        return true
+    }
+
     /// Moves `source` over `destination` atomically and syncs the directory; false when
     /// `source` no longer exists (another process moved it first).
     static func moveAtomically(_ source: String, over destination: String) throws -> Bool {

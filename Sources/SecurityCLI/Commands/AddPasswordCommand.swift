@@ -45,6 +45,7 @@ struct AddPasswordCommand: CommandDefinition {
                         userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch,
                         applicationPassword, privateKeyUsage (a bare -A is accepted and ignored)
                     -T  Accepted and ignored (this keychain has no application lists)
+                    -S  Synchronizable: sync carries the item to the user's other keychains
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """
@@ -71,6 +72,7 @@ struct AddPasswordCommand: CommandDefinition {
                         userPresence, biometryAny, biometryCurrentSet, devicePasscode, watch,
                         applicationPassword, privateKeyUsage (a bare -A is accepted and ignored)
                     -T  Accepted and ignored (this keychain has no application lists)
+                    -S  Synchronizable: sync carries the item to the user's other keychains
                     -U  Update the item if it exists (otherwise it must not exist)
                 If no keychain is given, the password is added to the default keychain.
                 """

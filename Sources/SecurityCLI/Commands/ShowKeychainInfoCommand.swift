@@ -2,8 +2,11 @@ import KeychainCore
 
 /// `show-keychain-info [keychain]`: prints a keychain's lock settings to standard error, as
 /// macOS does: `Keychain "<name>"[ lock-on-sleep][ use-lock-interval] no-timeout|timeout=<N>s`,
-/// where the name is the argument as given, or `<NULL>` for the default keychain. A second line,
-/// on standard output, says who holds the keychain's keys and its lock state:
+/// where the name is the argument as given, or `<NULL>` for the default keychain. Two lines on
+/// standard output (which macOS does not print) say how the device key is kept
+/// (`device key: sealed by the TPM (opens on this machine only)`, `device key: in a file (not
+/// bound to a TPM)`, or `device key: not readable by this user` when the daemon keeps it), then
+/// who holds the keychain's keys and its lock state:
 /// `held by keychaind (pid <N>): unlocked|locked|locked since start` or `open in this process: …`.
 struct ShowKeychainInfoCommand: CommandDefinition {
     let name = "show-keychain-info"
@@ -39,7 +42,13 @@ struct ShowKeychainInfoCommand: CommandDefinition {
         case .locked: state = "locked"
         case .beforeFirstUnlock: state = "locked since start"
         }
-        invocation.console.output("\(holder): \(state)\n")
+        let binding: String
+        switch try? Keychain.deviceBinding(ofKeychainAt: keychain.path) {
+        case .tpm?: binding = "sealed by the TPM (opens on this machine only)"
+        case .file?: binding = "in a file (not bound to a TPM)"
+        case nil: binding = "not readable by this user"
+        }
+        invocation.console.output("device key: \(binding)\n\(holder): \(state)\n")
         return 0
     }
 }

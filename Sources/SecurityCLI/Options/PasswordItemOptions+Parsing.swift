@@ -2,16 +2,16 @@ import KeychainCore
 
 extension PasswordItemOptions {
     /// macOS's getopt string for each command (from `security`'s source), plus `-e`
-    /// (accessibility) in adds, and the options whose values are passwords: `-w`, `-X` and
+    /// (accessibility) and `-S` (synchronizable) in adds, and the options whose values are passwords: `-w`, `-X` and
     /// (generic passwords) `-p` in adds.
     static func specification(_ kind: PasswordKind, _ operation: PasswordOperation) -> OptionParser {
         switch (kind, operation) {
         case (.generic, .add):
-            return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAT:h", secrets: ["w", "p", "X"], optionalValues: ["A": AccessControlExpression.looksLikeOne])
+            return OptionParser(":a:c:C:D:e:G:j:l:s:p:w:X:UAST:h", secrets: ["w", "p", "X"], optionalValues: ["A": AccessControlExpression.looksLikeOne])
         case (.generic, .find): return OptionParser("ha:c:C:D:G:j:l:s:wg")
         case (.generic, .delete): return OptionParser("ha:c:C:D:G:j:l:s:g")
         case (.internet, .add):
-            return OptionParser(":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAT:h", secrets: ["w", "X"], optionalValues: ["A": AccessControlExpression.looksLikeOne])
+            return OptionParser(":a:c:C:d:D:e:j:l:p:P:r:s:t:w:X:UAST:h", secrets: ["w", "X"], optionalValues: ["A": AccessControlExpression.looksLikeOne])
         case (.internet, .find): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:wt:")
         case (.internet, .delete): return OptionParser("ha:c:C:d:D:hgj:l:p:P:r:s:t:")
         }
@@ -73,6 +73,7 @@ extension PasswordItemOptions {
             }
             accessibility = protection
         case "U": update = true
+        case "S" where operation == .add: synchronizable = true
         case "g": showPassword = true
         case "A" where !value.isEmpty: accessControl = try AccessControlExpression.flags(value)
         case "A", "T": break  // macOS's application lists do not exist here; accepted and ignored.

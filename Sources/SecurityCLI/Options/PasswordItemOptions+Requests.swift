@@ -46,7 +46,7 @@ extension PasswordItemOptions {
 
     /// The item an add of these options collides with (errSecDuplicateItem), which `-U` then
     /// updates: the added item's primary key, omitted attributes empty as the add stores them, in
-    /// `accessGroup` (the group the add writes to), not synchronizable.
+    /// `accessGroup` (the group the add writes to), synchronizable as `-S` says.
     func addedItemKey(_ kind: PasswordKind, accessGroup: String) -> ItemRequest {
         let attributes = addRequest(kind).attributes
         var request = ItemRequest(itemClass: kind.itemClass)
@@ -54,7 +54,7 @@ extension PasswordItemOptions {
             request.attributes[attribute] = attributes[attribute] ?? attribute.emptyValue
         }
         request.attributes[.accessGroup] = .string(accessGroup)
-        request.synchronizable = .only(false)
+        request.synchronizable = .only(synchronizable)
         return request
     }
 
@@ -71,6 +71,7 @@ extension PasswordItemOptions {
             let protection = request.attributes.removeValue(forKey: .accessible)?.stringValue.flatMap(Protection.init)
             request.accessControl = try? AccessControlPolicy(protection: protection ?? .whenUnlocked, flags: accessControl)
         }
+        if synchronizable { request.synchronizable = .only(true) }
         return request
     }
 

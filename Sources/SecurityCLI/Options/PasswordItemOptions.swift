@@ -69,6 +69,8 @@ struct PasswordItemOptions: Equatable, Sendable {
     var password: PasswordInput = .none
     /// `-U`: update an existing item instead of failing (add only).
     var update = false
+    /// `-S` (adds): the item is synchronizable (part of its primary key).
+    var synchronizable = false
     /// `-g`: print the attributes and the password (find only).
     var showPassword = false
     /// `-w`: print only the password (find only).

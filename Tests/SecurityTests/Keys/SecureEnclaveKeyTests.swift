@@ -11,9 +11,12 @@ import Testing
 struct SecureEnclaveKeyTests {
     /// Runs `body` in a fresh keychain with `KEYCHAIN_TPM` selecting a TPM of the test's own,
     /// stopped when `body` returns (a TPM kept for the whole process would outlive it: nothing
-    /// releases a static when a process exits).
+    /// releases a static when a process exits). The keychain is created before the TPM is
+    /// selected, so its device key stays in a file and the `security` processes a test starts
+    /// (which do not see the test's TPM) open it too.
     private func withTPM<T>(_ body: (SoftwareTPM, TemporaryKeychain.Environment) throws -> T) throws -> T {
         try TemporaryKeychain.run { environment in
+            _ = copyMatching([kSecClass as String: kSecClassGenericPassword])
             let tpm = try SoftwareTPM()
             return try withExtendedLifetime(tpm) { try tpm.selected { try body(tpm, environment) } }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainHardware
 
 /// A software TPM 2.0 (`swtpm` in socket mode) of the test's own: its state in a fresh temporary
 /// directory, its command and control ports free loopback ports, started with
@@ -86,22 +87,18 @@ final class SoftwareTPM: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    /// Runs `body` with `KEYCHAIN_TPM` selecting this TPM, restoring the previous value after.
-    /// Callers hold `TemporaryKeychain`'s lock (they run inside `TemporaryKeychain.run`), which
-    /// serializes every test that changes the environment.
+    /// Runs `body` with this TPM selected on the calling thread (as `KEYCHAIN_TPM` selects one
+    /// for a process), restoring the previous selection after.
     func selected<T>(_ body: () throws -> T) rethrows -> T {
         try Self.withTCTI(tcti, body)
     }
 
-    /// Runs `body` with `KEYCHAIN_TPM` set to `tcti` ("" for no TPM: the keychain treats an empty
-    /// value as unset). The variable is overwritten, never unset: other suites start processes
-    /// in parallel, and glibc's `unsetenv`/new `setenv` move the environment array a concurrent
-    /// `posix_spawn` is copying, while overwriting a variable that exists does not.
+    /// Runs `body` with `tcti` selected on the calling thread ("" for no TPM). The process's
+    /// environment is left alone: other suites of this test process create keychains and start
+    /// processes meanwhile, and a `KEYCHAIN_TPM` set here would bind their keychains to this
+    /// test's TPM, which is gone once the test ends.
     static func withTCTI<T>(_ tcti: String, _ body: () throws -> T) rethrows -> T {
-        let saved = getenv("KEYCHAIN_TPM").map { String(cString: $0) } ?? ""
-        setenv("KEYCHAIN_TPM", tcti, 1)
-        defer { setenv("KEYCHAIN_TPM", saved, 1) }
-        return try body()
+        try TPMContext.withTCTI(tcti, body)
     }
 
     /// A port P such that P and P + 1 are free on loopback now.

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why a sync operation failed. Every failure of the sync layer (the server, libpq, the
+/// cryptography, the keychain) reaches callers as one of these; a message never holds a
+/// connection string, an attribute value or a secret.
+package struct SyncError: Error, CustomStringConvertible, Sendable {
+    /// The kind of failure.
+    package enum Code: Sendable, Equatable {
+        /// The server cannot be reached (connection refused, lost, authentication failed).
+        case serverUnreachable
+        /// The server refused a statement (its SQLSTATE is in `sqlState`).
+        case serverFailed
+        /// Another device changed the records this one was writing: nothing was written.
+        case conflict
+        /// What the server returned is not authentic (a changed ciphertext, a record moved,
+        /// an older generation, a forged device): it was refused and nothing was applied from it.
+        case refused
+        /// This keychain has not enabled or joined sync.
+        case notEnabled
+        /// This keychain already syncs with an account.
+        case alreadyEnabled
+        /// The recovery secret does not open the account's escrow.
+        case wrongRecoverySecret
+        /// The server has no sync schema, or one this version does not know.
+        case schemaMismatch
+        /// The server holds no account for this connection's role (or already holds one).
+        case noAccount
+        /// A caller's argument is not valid.
+        case badInput
+        /// The local keychain failed (its error is described in the message).
+        case keychain
+    }
+
+    /// The kind of failure.
+    package let code: Code
+    /// What happened, for people.
+    package let message: String
+    /// The server's SQLSTATE when the server refused a statement.
+    package let sqlState: String?
+
+    /// A failure of kind `code`.
+    package init(_ code: Code, _ message: String, sqlState: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+    }
+
+    /// The message.
+    package var description: String { message }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What one exchange (`SyncEngine.syncNow`) did.
+package struct SyncReport: Sendable {
+    /// Local additions and changes uploaded.
+    package var uploaded = 0
+    /// Local deletions uploaded (and losing duplicates removed from the server).
+    package var uploadedDeletions = 0
+    /// Records from other devices applied (added or changed locally).
+    package var applied = 0
+    /// Deletions from other devices applied.
+    package var appliedDeletions = 0
+    /// Why records from the server were refused (each left the keychain untouched).
+    package var refused: [String] = []
+}
+
+/// What `security sync status` shows.
+package struct SyncStatus: Sendable {
+    /// A device of the account as the server lists it.
+    package struct Device: Sendable {
+        package let id: UUID
+        /// Whether a holder of the account's keys vouched for it and its signed list verifies.
+        package let verified: Bool
+    }
+
+    package let accountID: UUID
+    package let deviceID: UUID
+    /// The devices, or nil when the server could not be reached (`serverError` says why).
+    package let devices: [Device]?
+    package let serverError: String?
+    package let lastSync: Date?
+    /// Local additions, changes and deletions not uploaded yet.
+    package let pendingChanges: Int
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The server's schema, versioned: `install` creates it or upgrades it to `currentVersion`.
+///
+/// Everything lives in the schema `keychain_sync`. An account is a PostgreSQL role: every row has
+/// an `owner` column set to the role that wrote it, and row-level security lets a role see and
+/// write only its own rows, so accounts are isolated by the server itself (the administrator
+/// creates one login role per account; `init-server` runs as the schema's owner).
+///
+/// Tables: `account` (one row per role: the account id and the recovery escrow), `device` (each
+/// device's public keys and the TLK holders' vouch), `device_list` (each device's signed list of
+/// the devices it trusts), `key_share` (keys sent to a device, for approval by another device),
+/// `sync_key` (the class keys wrapped by the TLK), `record` (one row per record: id, parent key
+/// id, generation, ciphertext, a deletion flag and its change sequence number; a deleted record
+/// stays as a tombstone so other devices learn of the deletion).
+package enum SyncSchema {
+    /// The version this build writes.
+    package static let currentVersion = 1
+
+    /// The statements that bring version `n - 1` to `n`, by `n`.
+    static let migrations: [Int: [String]] = [
+        1: [
+            "CREATE SEQUENCE keychain_sync.change_seq",
+            """
+            CREATE TABLE keychain_sync.account (
+                owner name PRIMARY KEY DEFAULT current_user,
+                account_id uuid NOT NULL UNIQUE,
+                bottle_salt bytea NOT NULL,
+                bottle_cost integer NOT NULL,
+                bottle bytea NOT NULL)
+            """,
+            """
+            CREATE TABLE keychain_sync.device (
+                owner name NOT NULL DEFAULT current_user REFERENCES keychain_sync.account (owner),
+                device_id uuid NOT NULL,
+                signing_key bytea NOT NULL,
+                agreement_key bytea NOT NULL,
+                vouch bytea NOT NULL,
+                PRIMARY KEY (owner, device_id))
+            """,
+            """
+            CREATE TABLE keychain_sync.device_list (
+                owner name NOT NULL DEFAULT current_user,
+                signer uuid NOT NULL,
+                devices bytea NOT NULL,
+                signature bytea NOT NULL,
+                PRIMARY KEY (owner, signer),
+                FOREIGN KEY (owner, signer) REFERENCES keychain_sync.device (owner, device_id))
+            """,
+            """
+            CREATE TABLE keychain_sync.key_share (
+                owner name NOT NULL DEFAULT current_user,
+                receiver uuid NOT NULL,
+                sender uuid NOT NULL,
+                key_id uuid NOT NULL,
+                wrapped bytea NOT NULL,
+                signature bytea NOT NULL,
+                PRIMARY KEY (owner, receiver, key_id))
+            """,
+            """
+            CREATE TABLE keychain_sync.sync_key (
+                owner name NOT NULL DEFAULT current_user REFERENCES keychain_sync.account (owner),
+                key_id uuid NOT NULL,
+                key_class text NOT NULL CHECK (key_class IN ('classA', 'classC')),
+                parent_key_id uuid NOT NULL,
+                wrapped bytea NOT NULL,
+                PRIMARY KEY (owner, key_id))
+            """,
+            """
+            CREATE TABLE keychain_sync.record (
+                owner name NOT NULL DEFAULT current_user REFERENCES keychain_sync.account (owner),
+                record_id uuid NOT NULL,
+                parent_key_id uuid NOT NULL,
+                generation bigint NOT NULL CHECK (generation > 0),
+                ciphertext bytea NOT NULL,
+                deleted boolean NOT NULL DEFAULT false,
+                change_seq bigint NOT NULL DEFAULT nextval('keychain_sync.change_seq'),
+                PRIMARY KEY (owner, record_id))
+            """,
+            "CREATE INDEX record_changes ON keychain_sync.record (owner, change_seq)",
+        ] + ["account", "device", "device_list", "key_share", "sync_key", "record"].flatMap { table in
+            [
+                "ALTER TABLE keychain_sync.\(table) ENABLE ROW LEVEL SECURITY",
+                "CREATE POLICY own_rows ON keychain_sync.\(table) USING (owner = current_user) WITH CHECK (owner = current_user)",
+                "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.\(table) TO PUBLIC",
+            ]
+        } + [
+            "GRANT USAGE ON SEQUENCE keychain_sync.change_seq TO PUBLIC",
+            "GRANT USAGE ON SCHEMA keychain_sync TO PUBLIC",
+            "GRANT SELECT ON keychain_sync.schema_version TO PUBLIC",
+        ],
+    ]
+
+    /// What `install` did.
+    package enum Outcome: Equatable, Sendable {
+        case created
+        case upgraded(from: Int)
+        case current
+    }
+
+    /// Creates the schema or upgrades it, in one transaction (an advisory lock orders concurrent
+    /// installs).
+    ///
+    /// - Throws: `SyncError.schemaMismatch` when the server's schema is newer than this build.
+    package static func install(on connection: PostgresConnection) throws -> Outcome {
+        try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock(7242001)")
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS keychain_sync")
+            try connection.execute("CREATE TABLE IF NOT EXISTS keychain_sync.schema_version (version integer NOT NULL)")
+            let rows = try connection.execute("SELECT max(version) AS version FROM keychain_sync.schema_version")
+            let found = try rows.text(0, "version").flatMap { Int($0) } ?? 0
+            guard found <= currentVersion else {
+                throw SyncError(.schemaMismatch, "the server's sync schema is version \(found), newer than this tool's \(currentVersion)")
+            }
+            if found == currentVersion { return .current }
+            for version in (found + 1)...currentVersion {
+                for statement in migrations[version] ?? [] { try connection.execute(statement) }
+            }
+            try connection.execute("DELETE FROM keychain_sync.schema_version")
+            try connection.execute("INSERT INTO keychain_sync.schema_version VALUES ($1::bigint)", [.integer(Int64(currentVersion))])
+            return found == 0 ? .created : .upgraded(from: found)
+        }
+    }
+
+    /// Checks that the server's schema is this build's version.
+    ///
+    /// - Throws: `SyncError.schemaMismatch` naming `security sync init-server`.
+    static func requireCurrent(on connection: PostgresConnection) throws {
+        let rows: PostgresRows
+        do {
+            rows = try connection.execute("SELECT max(version) AS version FROM keychain_sync.schema_version")
+        } catch let error as SyncError where error.sqlState == "42P01" || error.sqlState == "3F000" {
+            throw SyncError(.schemaMismatch, "the server has no sync schema (run security sync init-server)")
+        }
+        let version = try rows.text(0, "version").flatMap { Int($0) } ?? 0
+        guard version == currentVersion else {
+            throw SyncError(.schemaMismatch, "the server's sync schema is version \(version), this tool needs \(currentVersion) (run security sync init-server)")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import KeychainSync
+
+/// `sync init-server|enable|join|now|status …`: sync of the default keychain's synchronizable
+/// items with an account on a PostgreSQL server (`<conninfo>` is a libpq connection string; the
+/// account is the role it logs in as).
+///
+/// - `init-server <conninfo>`: creates or upgrades the server's schema.
+/// - `enable --server <conninfo>`: creates the account with this keychain as its first device and
+///   prints the recovery secret as the last line of standard output.
+/// - `join --server <conninfo> --recovery-secret-file <file>`: joins the account with the secret;
+///   a wrong secret joins nothing.
+/// - `now`: one full exchange.
+/// - `status`: the account, its devices, the last exchange and the pending changes.
+///
+/// Failures print `security: sync <action>: <reason>` and exit with status 1; refused records
+/// are each reported and the exchange exits with status 1.
+struct SyncCommand: CommandDefinition {
+    let name = "sync"
+    let usage = """
+        init-server <conninfo> | enable --server <conninfo> |
+                   join --server <conninfo> --recovery-secret-file <file> | now | status
+            init-server  Create or upgrade the sync schema on a PostgreSQL server
+            enable       Create the account (this keychain is its first device); prints the recovery secret
+            join         Join the account with the recovery secret read from a file
+            now          Upload this keychain's changes and download the other devices'
+            status       Show the account's devices, the last sync and the pending changes
+        """
+    let summary = "Sync synchronizable items with the user's other keychains through PostgreSQL."
+    let options = OptionParser.operandsOnly
+    let needsLegacyAlgorithmNames = false
+
+    func run(_ invocation: Invocation) throws -> Int32 {
+        let words = invocation.scan.operands
+        guard let action = words.first else { throw ToolError.usage(reason: nil) }
+        let (named, positional) = try Self.split(Array(words.dropFirst()))
+        do {
+            switch (action, positional.count) {
+            case ("init-server", 1) where named.isEmpty:
+                let outcome = try SyncEngine.initServer(conninfo: positional[0])
+                switch outcome {
+                case .created: invocation.console.output("sync schema version \(SyncSchema.currentVersion) created\n")
+                case .upgraded(let from): invocation.console.output("sync schema upgraded from version \(from) to \(SyncSchema.currentVersion)\n")
+                case .current: invocation.console.output("sync schema version \(SyncSchema.currentVersion) is current\n")
+                }
+            case ("enable", 0) where Set(named.keys) == ["server"]:
+                let secret = try SyncEngine.enable(try KeychainSession.openDefault(), conninfo: named["server"]!)
+                invocation.console.output("sync enabled; keep this recovery secret to join other devices:\n\(secret)\n")
+            case ("join", 0) where Set(named.keys) == ["server", "recovery-secret-file"]:
+                let file = named["recovery-secret-file"]!
+                guard let data = FileManager.default.contents(atPath: file), let secret = String(data: data, encoding: .utf8) else {
+                    throw ToolError.failed(result: 1, message: "security: sync join: cannot read \(file)\n")
+                }
+                try SyncEngine.join(try KeychainSession.openDefault(), conninfo: named["server"]!, recoverySecret: secret)
+                invocation.console.output("joined; run security sync now to fetch the account's items\n")
+            case ("now", 0) where named.isEmpty:
+                let report = try SyncEngine.syncNow(try KeychainSession.openDefault())
+                invocation.console.output(
+                    "uploaded \(report.uploaded) changes and \(report.uploadedDeletions) deletions; "
+                        + "applied \(report.applied) changes and \(report.appliedDeletions) deletions\n")
+                guard report.refused.isEmpty else {
+                    let lines = report.refused.map { "security: sync now: refused: \($0)\n" }.joined()
+                    throw ToolError.failed(result: 1, message: lines)
+                }
+            case ("status", 0) where named.isEmpty:
+                invocation.console.output(Self.describe(try SyncEngine.status(try KeychainSession.openDefault())))
+            default:
+                throw ToolError.usage(reason: nil)
+            }
+        } catch let error as SyncError {
+            throw ToolError.failed(result: 1, message: "security: sync \(action): \(error.message)\n")
+        }
+        return 0
+    }
+
+    /// `--name value` pairs and the other words.
+    private static func split(_ words: [String]) throws -> (named: [String: String], positional: [String]) {
+        var named: [String: String] = [:]
+        var positional: [String] = []
+        var index = 0
+        while index < words.count {
+            let word = words[index]
+            if word.hasPrefix("--") {
+                guard index + 1 < words.count, named[String(word.dropFirst(2))] == nil else { throw ToolError.usage(reason: nil) }
+                named[String(word.dropFirst(2))] = words[index + 1]
+                index += 2
+            } else {
+                positional.append(word)
+                index += 1
+            }
+        }
+        return (named, positional)
+    }
+
+    private static func describe(_ status: SyncStatus) -> String {
+        var text = "account: \(status.accountID.uuidString.lowercased())\n"
+        text += "this device: \(status.deviceID.uuidString.lowercased())\n"
+        if let devices = status.devices {
+            text += "devices: \(devices.count)\n"
+            for device in devices {
+                let this = device.id == status.deviceID ? " (this device)" : ""
+                text += "    \(device.id.uuidString.lowercased())\(this) \(device.verified ? "verified" : "NOT VERIFIED")\n"
+            }
+        } else {
+            text += "devices: unknown (\(status.serverError ?? "the server cannot be reached"))\n"
+        }
+        text += "last sync: \(status.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")\n"
+        text += "pending changes: \(status.pendingChanges)\n"
+        return text
+    }
+}

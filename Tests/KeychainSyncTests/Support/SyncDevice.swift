@@ -1,0 +1,112 @@
+import Foundation
+import KeychainService
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What one run of the `security` binary produced.
+struct ToolRun: Sendable {
+    let status: Int32
+    let output: String
+    let error: String
+}
+
+/// One device of a sync test: a keychain directory of its own (`XDG_DATA_HOME` in each run's
+/// environment), used through the built `security` binary. In daemon mode
+/// (`KEYCHAIN_MODE=daemon`) its runs go through a `keychaind` of its own on a private socket,
+/// ended by `stop()`.
+final class SyncDevice: @unchecked Sendable {
+    let home: String
+    let daemonSocket: String?
+
+    init() throws {
+        var template = Array("/tmp/kssync-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw PostgresServer.Failure(what: "mkdtemp failed")
+        }
+        home = String(cString: made)
+        daemonSocket = (try? ServiceLocation.requestedMode()) == .daemon
+            ? "/tmp/kcd-sync-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
+    }
+
+    deinit { stop() }
+
+    /// Ends this device's daemon (if any) and removes its directory.
+    func stop() {
+        if let daemonSocket {
+            var sent = false
+            while true {
+                let descriptor = open(daemonSocket + ".lock", O_RDWR | O_CLOEXEC)
+                guard descriptor >= 0 else { break }
+                let held = flock(descriptor, LOCK_EX | LOCK_NB) != 0
+                close(descriptor)
+                guard held else { break }
+                if !sent, let text = try? String(contentsOfFile: daemonSocket + ".lock", encoding: .utf8),
+                    let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+                {
+                    kill(pid, SIGTERM)
+                    sent = true
+                }
+                usleep(1_000)
+            }
+            try? FileManager.default.removeItem(atPath: (daemonSocket as NSString).deletingLastPathComponent)
+        }
+        try? FileManager.default.removeItem(atPath: home)
+    }
+
+    /// The built `security` executable, next to the test bundle.
+    static let executable: String = {
+        var candidates: [URL] = []
+        if let first = CommandLine.arguments.first {
+            candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
+        }
+        candidates.append(Bundle.main.bundleURL)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
+        for directory in candidates {
+            let url = directory.appendingPathComponent("security")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
+        }
+        fatalError("the security executable was not built next to the tests (looked in \(candidates))")
+    }()
+
+    /// Runs `security` with `arguments` as this device.
+    func run(_ arguments: String...) throws -> ToolRun {
+        let output = home + "/.stdout", error = home + "/.stderr"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, error, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home
+        environment["KEYCHAIN_ENTITLEMENTS"] = nil
+        if let daemonSocket { environment[ServiceLocation.socketVariable] = daemonSocket }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        guard posix_spawn(&child, Self.executable, &actions, nil, argv, envp) == 0 else {
+            throw PostgresServer.Failure(what: "cannot start security")
+        }
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return ToolRun(
+            status: exitStatus, output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+            error: (try? String(contentsOfFile: error, encoding: .utf8)) ?? "")
+    }
+
+    /// The password of the item with account `account` and service `service`; nil when absent.
+    func password(_ account: String, _ service: String) throws -> String? {
+        let run = try run("find-generic-password", "-a", account, "-s", service, "-w")
+        guard run.status == 0 else { return nil }
+        return String(run.output.dropLast())
+    }
+}
