@@ -130,7 +130,7 @@ let package = Package(
         // LocalAuthentication and the daemon (its API has `package` access).
         .target(
             name: "KeychainAuthentication",
-            dependencies: ["CLinuxSupport", "KeychainCore", "KeychainCrypto"],
+            dependencies: ["CLinuxSupport", "KeychainCore", "KeychainCrypto", "KeychainDBus"],
             swiftSettings: strictFlags
         ),
 
@@ -215,7 +215,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto"],
+            dependencies: ["LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainDBus"],
             swiftSettings: strictFlags
         ),
         .testTarget(

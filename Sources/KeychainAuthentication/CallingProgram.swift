@@ -10,6 +10,12 @@ package enum CallingProgram {
         return ProcessInfo.processInfo.processName
     }
 
+    /// This process's identity for values that must differ per program (the biometric domain
+    /// state): its executable's path (`/proc/self/exe`), else the name it was started under.
+    package static var identity: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ProcessInfo.processInfo.processName
+    }
+
     /// The name shown for the executable at `path`: its last component, without the
     /// " (deleted)" the kernel appends to a replaced executable's link.
     package static func name(ofExecutable path: String) -> String {

@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// Lets the owner of a prompt withdraw it from another thread: the pinentry program showing it
-/// is killed, and the prompt ends as `.interrupted`.
+/// is killed, and the prompt ends as `.interrupted`; a prompt that is not a program (a
+/// fingerprint verification) registers an action to run instead (`onCancel`).
 package final class PromptCancellation: Sendable {
     private enum State {
         case idle
@@ -15,6 +16,8 @@ package final class PromptCancellation: Sendable {
     }
 
     private let state = Mutex(State.idle)
+    /// What `cancel()` runs besides killing a program, taken once.
+    private let cancelAction = Mutex<(@Sendable () -> Void)?>(nil)
 
     package init() {}
 
@@ -29,6 +32,27 @@ package final class PromptCancellation: Sendable {
             if case .running(let pid) = current { kill(pid, SIGKILL) }
             current = .cancelled
         }
+        cancelAction.withLock { action in
+            defer { action = nil }
+            return action
+        }?()
+    }
+
+    /// Runs `action` (once, on the cancelling thread) when `cancel()` is called, at once if it
+    /// was called already; `removeCancelAction()` withdraws it.
+    package func onCancel(_ action: @escaping @Sendable () -> Void) {
+        cancelAction.withLock { $0 = action }
+        if isCancelled {
+            cancelAction.withLock { action in
+                defer { action = nil }
+                return action
+            }?()
+        }
+    }
+
+    /// Withdraws the action `onCancel` registered.
+    package func removeCancelAction() {
+        cancelAction.withLock { $0 = nil }
     }
 
     /// Records the running program; false (and the program killed) when already cancelled.

@@ -1,6 +1,7 @@
 /// The kind of biometry a device has (`LABiometryType`), with Apple's raw values.
 ///
-/// No biometric reader is used on Linux yet, so a context reports `.none`.
+/// A fingerprint reader (through fprintd) with an enrolled finger is `.touchID`; without one a
+/// context reports `.none`. Face and iris recognition do not exist here.
 public enum LABiometryType: Int, Sendable, Hashable {
     /// No biometry.
     case none = 0

@@ -8,9 +8,12 @@ extension LAContext {
     /// Whether `policy` can be evaluated, without asking the user.
     ///
     /// - `.deviceOwnerAuthentication`: true when the keychain has a passcode; otherwise false
-    ///   with `LAError.passcodeNotSet` (there is no biometry to fall back on).
-    /// - `.deviceOwnerAuthenticationWithBiometrics`, `…OrWatch`: false with
-    ///   `LAError.biometryNotAvailable` (no biometric reader is supported yet).
+    ///   with `LAError.passcodeNotSet` (biometry needs the passcode to fall back on).
+    /// - `.deviceOwnerAuthenticationWithBiometrics`, `…OrWatch`: true when a fingerprint reader
+    ///   has an enrolled finger of the user, the keychain has a passcode and biometry is not
+    ///   locked out (the context then has an `evaluatedPolicyDomainState`); otherwise false with
+    ///   `LAError.biometryNotAvailable` (no fprintd or no reader), `biometryNotEnrolled`,
+    ///   `passcodeNotSet` or `biometryLockout`.
     /// - `.deviceOwnerAuthenticationWithWatch`, `…WithWristDetection`: false with
     ///   `LAError.companionNotAvailable`.
     /// - An invalidated context: false with `LAError.invalidContext`.
@@ -27,17 +30,28 @@ extension LAContext {
     /// Evaluates `policy`, asking the user; `reply` is called on a private queue with true, or
     /// with false and an `LAError`.
     ///
-    /// `.deviceOwnerAuthentication` asks for the keychain passcode through pinentry, showing
-    /// `localizedReason` and this program's name, and checks it as unlocking does: a wrong one is
-    /// asked again (up to three passcodes, each counted as a failed unlock), then
-    /// `.authenticationFailed`; Cancel `.userCancel`, no way to ask (no pinentry, no terminal
-    /// or display, no answer in time, or `interactionNotAllowed`) `.notInteractive`.
+    /// `.deviceOwnerAuthenticationWithBiometrics` asks for a finger through fprintd: a wrong one
+    /// may be tried again (three in all, then `.authenticationFailed`); the fifth wrong finger in
+    /// a row, over any evaluations, locks biometry out (`.biometryLockout`) until the passcode is
+    /// entered; no finger in time is `.userFallback`.
+    ///
+    /// `.deviceOwnerAuthentication` asks for a finger first when biometry can be used, and for
+    /// the keychain passcode through pinentry after a lockout, three wrong fingers, the fallback
+    /// or without biometry, showing `localizedReason` and this program's name, and checks it as
+    /// unlocking does: a wrong one is asked again (up to three passcodes, each counted as a
+    /// failed unlock), then `.authenticationFailed`; Cancel `.userCancel`, no way to ask (no
+    /// pinentry, no terminal or display, no answer in time, or `interactionNotAllowed`)
+    /// `.notInteractive`.
     public func evaluatePolicy(
         _ policy: LAPolicy, localizedReason: String, reply: @escaping @Sendable (Bool, (any Error)?) -> Void
     ) {
         start(reply) { (cancellation: PromptCancellation) throws(LAError) in
             if let failure = self.unavailability(of: policy) { throw failure }
-            try self.authenticateWithPasscode(reason: localizedReason, cancellation: cancellation)
+            if policy == .deviceOwnerAuthentication {
+                try self.authenticateWithBiometryOrPasscode(reason: localizedReason, cancellation: cancellation)
+            } else {
+                try self.authenticateWithBiometry(reason: localizedReason, cancellation: cancellation)
+            }
         }
     }
 
@@ -59,8 +73,9 @@ extension LAContext {
     /// `.privateKeyUsage`, the private-key operations (`.useKeySign`, `.useKeyDecrypt`,
     /// `.useKeyKeyExchange`); other operations need nothing and succeed without a prompt. Several
     /// constraints need all of them, or one with `.or`. The passcode (`.devicePasscode`, or
-    /// `.userPresence`, which has no biometry to use here) is asked as `evaluatePolicy` asks it;
-    /// biometry fails with `LAError.biometryNotAvailable` and a watch with
+    /// `.userPresence` after biometry) is asked as `evaluatePolicy` asks it; biometry
+    /// (`.biometryAny`, `.biometryCurrentSet`, or first for `.userPresence`) as
+    /// `.deviceOwnerAuthenticationWithBiometrics` asks it; a watch fails with
     /// `LAError.companionNotAvailable`; `.applicationPassword` needs the credential set with
     /// `setCredential(_:type:)`, or asks for it through pinentry and keeps what is entered.
     public func evaluateAccessControl(
@@ -120,7 +135,7 @@ extension LAContext {
         if state.withLock({ $0.invalidated }) { return LAError(code: .invalidContext) }
         switch policy {
         case .deviceOwnerAuthenticationWithBiometrics, .deviceOwnerAuthenticationWithBiometricsOrWatch:
-            return LAError(code: .biometryNotAvailable, detail: "no biometric reader is supported")
+            return biometricUnavailability()
         case .deviceOwnerAuthenticationWithWatch, .deviceOwnerAuthenticationWithWristDetection:
             return LAError(code: .companionNotAvailable)
         case .deviceOwnerAuthentication:
@@ -162,6 +177,7 @@ extension LAContext {
             current.passcodeAuthenticated = true
             if let granted { current.grant = granted }
         }
+        biometryLockout.reset()
     }
 
     /// How many passcodes one prompt takes before the evaluation fails (gpg-agent's default for
@@ -220,14 +236,19 @@ extension LAContext {
     /// Satisfies one constraint.
     private func satisfy(_ constraint: AccessControlPolicy.Flags, reason: String, cancellation: PromptCancellation) throws(LAError) {
         switch constraint {
-        case .userPresence, .devicePasscode:
+        case .devicePasscode:
             if let failure = unavailability(of: .deviceOwnerAuthentication) { throw failure }
             if isPasscodeAuthenticated { return }
             try authenticateWithPasscode(reason: reason, cancellation: cancellation)
+        case .userPresence:
+            if let failure = unavailability(of: .deviceOwnerAuthentication) { throw failure }
+            if isPasscodeAuthenticated || isBiometryAuthenticated { return }
+            try authenticateWithBiometryOrPasscode(reason: reason, cancellation: cancellation)
         case .watch:
             throw LAError(code: .companionNotAvailable)
         default:
-            throw LAError(code: .biometryNotAvailable, detail: "no biometric reader is supported")
+            if isBiometryAuthenticated { return }
+            try authenticateWithBiometry(reason: reason, cancellation: cancellation)
         }
     }
 }

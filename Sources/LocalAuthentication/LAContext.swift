@@ -11,9 +11,11 @@ import Synchronization
 ///
 /// Authenticators on Linux: the device passcode is the keychain's passcode, asked through a
 /// pinentry program (`PinentryEnvironment` says which) and checked by the keychain's own unlock
-/// (same attempt counter and delays). Biometry and companion devices are not available yet:
-/// policies and constraints needing them fail with `LAError.biometryNotAvailable` or
-/// `LAError.companionNotAvailable`, and `biometryType` is `.none`.
+/// (same attempt counter and delays). Biometry is a fingerprint reader through fprintd on the
+/// system bus (`FprintdVerifier`): `biometryType` is `.touchID` when the machine has a reader
+/// with at least one enrolled finger of the user, else `.none` (a reader without enrolled
+/// fingers counts as none, so apps take the passcode path). Companion devices are not
+/// available: policies and constraints needing them fail with `LAError.companionNotAvailable`.
 ///
 /// Evaluations run on a private queue and their replies are called there. `invalidate()` ends
 /// pending evaluations with `LAError.appCancel` (their prompts are withdrawn) and refuses later
@@ -33,6 +35,11 @@ public final class LAContext: @unchecked Sendable {
         /// The grant the keychain issued when it verified the user on this context, and the
         /// keychain's path.
         var grant: (path: String, identifier: Data)?
+        /// Whether a finger matched on this context.
+        var biometryAuthenticated = false
+        /// The enrolled set seen by the last successful biometric `canEvaluatePolicy` or
+        /// evaluation (what `evaluatedPolicyDomainState` hashes).
+        var evaluatedFingerprints: EnrolledFingerprints?
     }
 
     let state = Mutex(State())
@@ -43,6 +50,15 @@ public final class LAContext: @unchecked Sendable {
     package let passcodeAuthority: PasscodeAuthority
     /// The program name prompts show.
     package let callerName: String
+    /// The fingerprint service (fprintd on the system bus unless a test sets it), guarded by
+    /// `biometryLockout`.
+    package let fingerprints: LockoutGuardedVerifier
+    /// The count of failed matches in a row (the user's unless a test sets it).
+    package let biometryLockout: BiometryLockout
+    /// The key of the domain state (the user's unless a test sets it), made when first needed.
+    let domainStateKey: @Sendable () throws -> BiometryDomainState
+    /// The program the domain state is computed for.
+    package let programIdentity: String
 
     /// A new context with nothing evaluated.
     public convenience init() {
@@ -52,11 +68,22 @@ public final class LAContext: @unchecked Sendable {
             callerName: CallingProgram.current)
     }
 
-    /// A context prompting in `environment` and checking passcodes with `passcodeAuthority`.
-    package init(environment: PinentryEnvironment, passcodeAuthority: PasscodeAuthority, callerName: String) {
+    /// A context prompting in `environment`, checking passcodes with `passcodeAuthority`,
+    /// fingerprints with `fingerprints`, counting failed matches in `biometryLockout` and hashing
+    /// the domain state under `domainStateKey` for `programIdentity`.
+    package init(
+        environment: PinentryEnvironment, passcodeAuthority: PasscodeAuthority, callerName: String,
+        fingerprints: any FingerprintVerifying = FprintdVerifier(), biometryLockout: BiometryLockout = .user,
+        domainStateKey: @escaping @Sendable () throws -> BiometryDomainState = { try BiometryDomainState.user() },
+        programIdentity: String = CallingProgram.identity
+    ) {
         self.environment = environment
         self.passcodeAuthority = passcodeAuthority
         self.callerName = callerName
+        self.fingerprints = LockoutGuardedVerifier(fingerprints, lockout: biometryLockout)
+        self.biometryLockout = biometryLockout
+        self.domainStateKey = domainStateKey
+        self.programIdentity = programIdentity
     }
 
     /// The reason shown when the keychain authenticates with this context (the successor of
@@ -72,8 +99,10 @@ public final class LAContext: @unchecked Sendable {
         set { state.withLock { $0.localizedCancelTitle = newValue } }
     }
 
-    /// The fallback button's label in a biometric prompt; an empty string hides it. Kept for the
-    /// biometric prompt, which does not exist here yet: passcode prompts have no fallback button.
+    /// The fallback button's label in a biometric prompt; an empty string hides it. A fingerprint
+    /// reader has no buttons: not touching it within the verifier's time is the fallback choice
+    /// (`LAError.userFallback` for a biometric-only policy), unless this is empty, in which case
+    /// it is `LAError.systemCancel`.
     public var localizedFallbackTitle: String? {
         get { state.withLock { $0.localizedFallbackTitle } }
         set { state.withLock { $0.localizedFallbackTitle = newValue } }
@@ -88,8 +117,8 @@ public final class LAContext: @unchecked Sendable {
 
     /// How long after a biometric device unlock a biometric evaluation succeeds without asking,
     /// in seconds: 0 (the default) to `LATouchIDAuthenticationMaximumAllowableReuseDuration`;
-    /// larger values are clamped to it, negative ones to 0. There is no biometric unlock here
-    /// yet, so it never spares a prompt.
+    /// larger values are clamped to it, negative ones to 0. The machine's own unlock does not
+    /// go through the keychain here, so it never spares a prompt.
     public var touchIDAuthenticationAllowableReuseDuration: Double {
         get { state.withLock { $0.reuseDuration } }
         set {
@@ -98,15 +127,29 @@ public final class LAContext: @unchecked Sendable {
         }
     }
 
-    /// The biometry available: `.none`, as no biometric reader is supported yet.
-    public var biometryType: LABiometryType { .none }
+    /// The biometry available, asked of the fingerprint service each time: `.touchID` when the
+    /// machine has a fingerprint reader with at least one of the user's fingers enrolled;
+    /// `.none` without a reader, without fprintd, or without an enrolled finger.
+    public var biometryType: LABiometryType {
+        if case .enrolled? = try? fingerprints.currentReaderState() { return .touchID }
+        return .none
+    }
 
-    /// A value that changes when the enrolled biometry changes; nil without biometry (always, here).
-    public var evaluatedPolicyDomainState: Data? { domainState.biometry.stateHash }
+    /// A value that changes when the enrolled fingers change (a finger added or removed), the
+    /// same for every call of one program while they do not, and different for another program:
+    /// a keyed hash (`BiometryDomainState`) of the enrolled set this context saw at its last
+    /// successful biometric `canEvaluatePolicy` or evaluation. Nil before either.
+    public var evaluatedPolicyDomainState: Data? {
+        guard let enrolled = state.withLock({ $0.evaluatedFingerprints }) else { return nil }
+        return try? domainStateKey().hash(of: enrolled, program: programIdentity)
+    }
 
-    /// The state of the authentication domains: no biometry and no companion here.
+    /// The state of the authentication domains: the biometry (its type now, and
+    /// `evaluatedPolicyDomainState` as its hash); no companion here.
     public var domainState: LADomainState {
-        LADomainState(biometry: LADomainStateBiometry(biometryType: biometryType, stateHash: nil), companion: LADomainStateCompanion())
+        LADomainState(
+            biometry: LADomainStateBiometry(biometryType: biometryType, stateHash: evaluatedPolicyDomainState),
+            companion: LADomainStateCompanion())
     }
 
     /// Gives the context a credential: the application password of items protected with
@@ -136,6 +179,13 @@ public final class LAContext: @unchecked Sendable {
     /// Whether the device passcode was entered correctly on this context.
     package var isPasscodeAuthenticated: Bool { state.withLock { $0.passcodeAuthenticated } }
 
+    /// Whether a finger matched on this context.
+    package var isBiometryAuthenticated: Bool { state.withLock { $0.biometryAuthenticated } }
+
+    /// The enrolled set this context last saw with a successful biometric check (for items
+    /// bound to the current set); nil before one.
+    package var evaluatedFingerprints: EnrolledFingerprints? { state.withLock { $0.evaluatedFingerprints } }
+
     /// Ends pending evaluations (`LAError.appCancel`, their prompts withdrawn) and every later
     /// one (`LAError.invalidContext`); forgets what the context established and its credential.
     /// Calling it again does nothing more.
@@ -144,6 +194,7 @@ public final class LAContext: @unchecked Sendable {
             let grant = current.grant
             current.invalidated = true
             current.passcodeAuthenticated = false
+            current.biometryAuthenticated = false
             current.applicationPassword = nil
             current.grant = nil
             defer { current.pending = [:] }

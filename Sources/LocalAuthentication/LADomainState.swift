@@ -23,9 +23,10 @@ public final class LADomainState: Sendable {
 
 /// The biometric domain's state (`LADomainStateBiometry`).
 public final class LADomainStateBiometry: Sendable {
-    /// The biometry available; `.none` here until a fingerprint reader is supported.
+    /// The biometry available: `.touchID` with a fingerprint reader and an enrolled finger.
     public let biometryType: LABiometryType
-    /// A hash of the enrolled set, changing when it changes; nil when nothing is enrolled.
+    /// A keyed hash of the enrolled set, changing when it changes, different per program; nil
+    /// before a successful biometric check on the context.
     public let stateHash: Data?
 
     init(biometryType: LABiometryType, stateHash: Data?) {

@@ -128,7 +128,7 @@ struct LAContextTests {
         #expect(double.receivedLines() == nil)
     }
 
-    @Test("Biometric policies fail with LAError.biometryNotAvailable (no reader is supported); biometryType is none, no domain state")
+    @Test("Without a fingerprint service, biometric policies fail with LAError.biometryNotAvailable; biometryType is none, no domain state")
     func noBiometry() async throws {
         let directory = try TestDirectory()
         let double = PinentryDouble(directory: directory.path)

@@ -19,6 +19,10 @@ package enum FileRole: String, Sendable {
     case holder = "holder file (.holder)"
     /// A version-1 keychain's root-key file (`<name>.keychain-db.key`).
     case legacyKey = "version-1 key file (.key)"
+    /// The secret key of biometric domain-state hashes (`biometry-state.key`).
+    case biometryStateKey = "biometric domain-state key (biometry-state.key)"
+    /// The count of failed fingerprint matches in a row (`biometry-failures`).
+    case biometryFailures = "biometric failure count (biometry-failures)"
     /// A backup file being written.
     case backup = "backup file"
     /// A file `security export -o` writes.

@@ -1,14 +1,27 @@
 import Foundation
 import KeychainAuthentication
+import KeychainCrypto
 import LocalAuthentication
 
 /// Contexts for the tests: prompting through the scripted pinentry (or another environment)
 /// and checking passcodes against a test keychain.
 extension LAContext {
-    static func testing(_ environment: PinentryEnvironment, authority: PasscodeAuthority, caller: String = "test-app") -> LAContext {
-        LAContext(environment: environment, passcodeAuthority: authority, callerName: caller)
+    /// A context whose fingerprint service is `fingerprints` (by default, fprintd on a bus that
+    /// does not exist: no biometry), counting failed matches in `lockout` (by default its own)
+    /// and hashing the domain state under a fixed test key for `program`.
+    static func testing(
+        _ environment: PinentryEnvironment, authority: PasscodeAuthority, caller: String = "test-app",
+        fingerprints: any FingerprintVerifying = FprintdVerifier(environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/bus"]),
+        lockout: BiometryLockout = .inMemory(), program: String = "/usr/bin/test-app"
+    ) -> LAContext {
+        LAContext(
+            environment: environment, passcodeAuthority: authority, callerName: caller, fingerprints: fingerprints,
+            biometryLockout: lockout, domainStateKey: { BiometryDomainState(key: testDomainStateKey) }, programIdentity: program)
     }
 }
+
+/// The domain-state key of test contexts.
+let testDomainStateKey = SecureBytes(copying: Data(repeating: 0x5A, count: 32))
 
 /// The `LAError` code of `error`, or nil for another error.
 func laCode(_ error: (any Error)?) -> LAError.Code? {
