@@ -110,7 +110,7 @@ let package = Package(
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus", "KeychainAuthentication"],
             swiftSettings: strictFlags
         ),
         .executableTarget(

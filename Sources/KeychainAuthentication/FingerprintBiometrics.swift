@@ -34,3 +34,20 @@ extension Keychain {
         useBiometrics(reader.map { FingerprintBiometrics($0) })
     }
 }
+
+extension FingerprintBiometrics {
+    /// The machine's fingerprint service (fprintd on the system bus), with the user's biometric
+    /// lockout shared with `LAContext`: five wrong fingers in a row lock biometry out until the
+    /// passcode is entered.
+    package static var machineReader: FingerprintBiometrics {
+        FingerprintBiometrics(LockoutGuardedVerifier(FprintdVerifier(), lockout: .user))
+    }
+
+    /// Makes the machine's fingerprint service the reader of this process's keychains (those
+    /// given no reader of their own), once per process.
+    package static func useMachineReaderForKeychains() {
+        _ = installMachineReader
+    }
+
+    private static let installMachineReader: Void = Keychain.useBiometricsByDefault(machineReader)
+}

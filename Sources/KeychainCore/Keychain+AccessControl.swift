@@ -9,9 +9,24 @@ import Synchronization
 /// unlock (same attempt counter and delays), biometry through its `BiometricVerifier`. Reading
 /// attributes and deleting never need a grant.
 extension Keychain {
-    /// Uses `verifier` for biometric constraints from now on (nil: biometry is unavailable).
+    /// Uses `verifier` for biometric constraints from now on (nil: the process's reader, as
+    /// `useBiometricsByDefault` set it).
     package func useBiometrics(_ verifier: (any BiometricVerifier)?) {
         biometrics.withLock { $0 = verifier }
+    }
+
+    /// Makes `verifier` the reader of every keychain of this process that was given none of its
+    /// own: the machine's fingerprint service, set once by the programs that open keychains for
+    /// a user (`keychaind`, and `Security` or `security` opening them in-process).
+    package static func useBiometricsByDefault(_ verifier: (any BiometricVerifier)?) {
+        defaultBiometrics.withLock { $0 = verifier }
+    }
+
+    private static let defaultBiometrics = Mutex<(any BiometricVerifier)?>(nil)
+
+    /// The reader biometric constraints are checked with now, or nil when biometry is unavailable.
+    var biometricReader: (any BiometricVerifier)? {
+        biometrics.withLock { $0 } ?? Self.defaultBiometrics.withLock { $0 }
     }
 
     /// Checks `passcode` as `unlock` does (a wrong one counts towards the delays; a right one also
@@ -32,7 +47,7 @@ extension Keychain {
     /// - Throws: `errSecAuthFailed` when no reader is available, nothing is enrolled, the finger
     ///   does not match or the reader is locked out; `errSecUserCanceled` when the user cancels.
     public func authenticateBiometry(reason: String, grant: Data?, context: AccessContext) throws -> Data {
-        guard let verifier = biometrics.withLock({ $0 }) else {
+        guard let verifier = biometricReader else {
             throw KeychainError(.authFailed, "biometry is not available")
         }
         guard let enrolled = try verifier.enrolledSet() else { throw KeychainError(.authFailed, "no biometry is enrolled") }
@@ -62,7 +77,7 @@ extension Keychain {
     /// now, nil when none is (such an item never opens by biometry).
     func currentBiometricBinding(for policy: AccessControlPolicy?) throws -> AccessControlPolicy? {
         guard var policy, policy.flags.contains(.biometryCurrentSet) else { return policy }
-        let enrolled = try biometrics.withLock({ $0 })?.enrolledSet()
+        let enrolled = try biometricReader?.enrolledSet()
         policy.biometricBinding = try enrolled.map(biometricDigest)
         return policy
     }
@@ -103,7 +118,7 @@ extension Keychain {
         case .allow: break
         }
 
-        let verifier = biometrics.withLock { $0 }
+        let verifier = biometricReader
         let enrolled = try? verifier?.enrolledSet()
         let attainable = constraints.filter { constraint in
             switch constraint {

@@ -1,5 +1,6 @@
 import Foundation
 import CLinuxSupport
+import KeychainAuthentication
 import KeychainCore
 import KeychainCrypto
 import KeychainService
@@ -21,6 +22,9 @@ public enum Daemon {
         if options.system { return SystemDaemon.run(options) }
         guard options.foreground else { return DaemonStart.detach(options) }
         harden()
+        // Biometric constraints are checked with the user's fingerprint reader (fprintd verifies
+        // the user this daemon runs as; a system daemon serves other users and has none).
+        FingerprintBiometrics.useMachineReaderForKeychains()
         TerminationSignals.exitNormallyOnTermination()
         let socketPath = options.socket ?? ServiceLocation.userSocket
         let listener: UnixListener

@@ -1,3 +1,4 @@
+import KeychainAuthentication
 import KeychainCore
 import KeychainService
 
@@ -7,7 +8,10 @@ import KeychainService
 /// its entitlements file.
 enum ProcessKeychain {
     static func resolve() throws -> any KeychainHandle {
-        try KeychainConnector.openDefault(context: try Entitlements.currentContext())
+        // In-process, biometric constraints are checked with the machine's fingerprint reader
+        // (through keychaind, the daemon checks them with its own).
+        FingerprintBiometrics.useMachineReaderForKeychains()
+        return try KeychainConnector.openDefault(context: try Entitlements.currentContext())
     }
 }
 

@@ -1,3 +1,5 @@
+import KeychainAuthentication
+
 /// The `security` command-line tool: macOS's `security(1)` syntax, output and exit statuses
 /// over this project's keychain.
 ///
@@ -24,6 +26,8 @@ public enum SecurityTool {
     public static func main(rawArguments arguments: [[UInt8]]) -> Int32 {
         let console = StandardConsole()
         defer { console.flush() }
+        // Keychains opened in-process check biometric constraints with the machine's reader.
+        FingerprintBiometrics.useMachineReaderForKeychains()
         return ToolError.exitStatus(for: result(arguments.dropFirst().map { Argument($0) }, console: console))
     }
 
