@@ -24,20 +24,27 @@ package enum AuthenticatedCall {
     }
 
     /// Calls `body` with `request`, authenticating through `context` (nil: one made for this call,
-    /// prompting in this process's environment) and calling again as the keychain asks.
+    /// prompting in this process's environment, when the keychain first asks) and calling again
+    /// as the keychain asks.
     package static func run<T>(
         _ request: ItemRequest, context: (any KeychainAuthenticating)?, reason: String?, keychain: any KeychainHandle,
         _ body: (ItemRequest) throws -> T
     ) throws -> T {
-        let context = context ?? oneCall()
         var request = request
-        request.authentication.grant = context.grant(forKeychainAt: keychain.path)
-        if let password = context.applicationPassword { request.authentication.applicationPassword = Data.zeroingCopy(of: password) }
+        if let context {
+            request.authentication.grant = context.grant(forKeychainAt: keychain.path)
+            if let password = context.applicationPassword { request.authentication.applicationPassword = Data.zeroingCopy(of: password) }
+        }
         defer { request.authentication.applicationPassword?.wipe() }
+        // A call's own context (this process's environment and name) is made only when the
+        // keychain asks for authentication: most calls never need one.
+        var asking = context
         for _ in 0..<maximumRounds {
             do {
                 return try body(request)
             } catch let error as KeychainError where error.code == .authenticationNeeded {
+                let context = asking ?? oneCall()
+                asking = context
                 try context.satisfy(error.constraints ?? [], keychain: keychain, reason: reason)
                 request.authentication.grant = context.grant(forKeychainAt: keychain.path)
                 request.authentication.applicationPassword?.wipe()
@@ -47,10 +54,10 @@ package enum AuthenticatedCall {
         throw KeychainError(.authFailed, "the item's access control was not satisfied")
     }
 
-    /// The context the dictionary names, or one for this call.
-    static func authenticator(in entries: RequestEntries) -> any KeychainAuthenticating {
+    /// The context the dictionary names (nil: none, so one is made for the call if needed).
+    static func authenticator(in entries: RequestEntries) -> (any KeychainAuthenticating)? {
         if case .authenticationContext(let context)? = entries[kSecUseAuthenticationContext as String] { return context }
-        return oneCall()
+        return nil
     }
 
     /// A context for one call, prompting in this process's environment.
