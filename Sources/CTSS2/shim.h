@@ -415,14 +415,32 @@ static inline TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE ind
     return rc;
 }
 
+/// Whether an NV index is defined at `index`, asked as a capability (TPM2_CAP_HANDLES), which
+/// answers without an error for an absent index: asking for its public area instead makes
+/// libtss2 log an error line on standard error, in every program that opens a keychain.
+static inline TSS2_RC CTSS2_NVIndexDefined(ESYS_CONTEXT *context, TPM2_HANDLE index, int *defined) {
+    TPMI_YES_NO more = TPM2_NO;
+    TPMS_CAPABILITY_DATA *data = NULL;
+    *defined = 0;
+    TSS2_RC rc = Esys_GetCapability(context, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+        TPM2_CAP_HANDLES, index, 1, &more, &data);
+    if (rc != TSS2_RC_SUCCESS) return rc;
+    *defined = data->data.handles.count > 0 && data->data.handles.handle[0] == index;
+    Esys_Free(data);
+    return TSS2_RC_SUCCESS;
+}
+
 /// Reads the NV counter at `index`: `state` is 0 when no index is defined there, 1 when it is
 /// defined but never incremented, 2 when `value` holds its value; 3 when the index there is
 /// not a counter of these attributes.
 static inline TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, int *state, uint64_t *value) {
     *state = 0;
     *value = 0;
+    int defined = 0;
+    TSS2_RC rc = CTSS2_NVIndexDefined(context, index, &defined);
+    if (rc != TSS2_RC_SUCCESS || !defined) return rc;
     ESYS_TR handle = ESYS_TR_NONE;
-    TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
+    rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
     if ((rc & 0xFF0000) == 0 && (rc & TPM2_RC_FMT1) != 0 && (rc & 0xBF) == TPM2_RC_HANDLE) return TSS2_RC_SUCCESS;
     if (rc != TSS2_RC_SUCCESS) return rc;
     TPM2B_NV_PUBLIC *info = NULL;

@@ -277,21 +277,24 @@ struct TPMBoundKeychainTests {
     }
     /// Runs the `security` command built beside this test executable, in-process mode, with
     /// `KEYCHAIN_TPM` set to `tcti` in its environment only.
-    private func security(tcti: String, _ arguments: String...) throws -> (status: Int32, output: String) {
+    private func security(tcti: String, home: String? = nil, _ arguments: String...) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: (TestMode.testExecutable as NSString).deletingLastPathComponent + "/security")
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["KEYCHAIN_TPM"] = tcti
         environment["KEYCHAIN_MODE"] = "embedded"
+        if let home { environment["XDG_DATA_HOME"] = home }
         process.environment = environment
         let output = Pipe()
+        let error = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = error
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
     }
 
     @Test("KEYCHAIN_TPM selects the TPM of a process: security show-keychain-info says the device key is sealed by it, and without it the keychain does not open")
@@ -308,6 +311,19 @@ struct TPMBoundKeychainTests {
             #expect(try security(tcti: "", "show-keychain-info", path).status != 0)
         }
     }
+    @Test("A keychain bound to the TPM on its first write prints nothing on standard error: asking whether its rollback counter exists logs no TPM library error")
+    func bindingLogsNothing() throws {
+        let tpm = try SoftwareTPM()
+        let home = NSTemporaryDirectory() + "tpm-quiet-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let add = try security(tcti: tpm.tcti, home: home, "add-generic-password", "-a", "me", "-s", "quiet", "-w", "secret")
+        #expect(add.status == 0)
+        #expect(add.error == "")
+        let find = try security(tcti: tpm.tcti, home: home, "find-generic-password", "-a", "me", "-s", "quiet", "-w")
+        #expect(find.output == "secret\n")
+        #expect(find.error == "")
+    }
+
     /// Puts the keychain's directory back to `files`: each file rewritten (private), files that
     /// were not there removed.
     private func putBack(_ files: [String: Data], of path: String) throws {
