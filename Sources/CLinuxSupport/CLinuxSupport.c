@@ -43,7 +43,10 @@ int clinux_set_not_dumpable(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]) {
+/// Starts `path` with standard input and output on `input` and `output` (-1: /dev/null),
+/// standard error on /dev/null, every other descriptor closed, in a new session when
+/// `new_session`.
+static pid_t spawn(const char *path, char *const argv[], char *const envp[], int input, int output, int new_session) {
     posix_spawnattr_t attributes;
     posix_spawn_file_actions_t actions;
     pid_t pid = -1;
@@ -58,9 +61,11 @@ pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const en
     sigfillset(&all);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawnattr_setflags(&attributes, (new_session ? POSIX_SPAWN_SETSID : 0) | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (input >= 0) posix_spawn_file_actions_adddup2(&actions, input, 0);
+    else posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (output >= 0) posix_spawn_file_actions_adddup2(&actions, output, 1);
+    else posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&actions, 3);
     result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
@@ -70,29 +75,12 @@ pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const en
     return pid;
 }
 
+pid_t clinux_spawn_detached(const char *path, char *const argv[], char *const envp[]) {
+    return spawn(path, argv, envp, -1, -1, 1);
+}
+
 pid_t clinux_spawn_with_streams(const char *path, char *const argv[], char *const envp[], int input, int output) {
-    posix_spawnattr_t attributes;
-    posix_spawn_file_actions_t actions;
-    pid_t pid = -1;
-    int result = posix_spawnattr_init(&attributes);
-    if (result != 0) { errno = result; return -1; }
-    result = posix_spawn_file_actions_init(&actions);
-    if (result != 0) { posix_spawnattr_destroy(&attributes); errno = result; return -1; }
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawn_file_actions_adddup2(&actions, input, 0);
-    posix_spawn_file_actions_adddup2(&actions, output, 1);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-    result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (result != 0) { errno = result; return -1; }
-    return pid;
+    return spawn(path, argv, envp, input, output, 0);
 }
 
 int clinux_pass_credentials(int socket) {
