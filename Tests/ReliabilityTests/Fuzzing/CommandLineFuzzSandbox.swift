@@ -40,7 +40,14 @@ struct CommandLineFuzzSandbox {
         }
         for directory in [dataHome, workingDirectory] {
             for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
-                try FileManager.default.removeItem(atPath: (directory as NSString).appendingPathComponent(file))
+                let path = (directory as NSString).appendingPathComponent(file)
+                do {
+                    try FileManager.default.removeItem(atPath: path)
+                } catch let error as CocoaError where error.code == .fileNoSuchFile {
+                    // Gone already: SQLite removes a database's -wal and -shm when the last
+                    // connection of a forgotten keychain closes, which may happen meanwhile.
+                    continue
+                }
             }
         }
     }
