@@ -52,12 +52,12 @@ let package = Package(
             swiftSettings: strictFlags
         ),
 
-        // Debian's libtss2-dev (tpm2-tss): the TPM 2.0 ESAPI, TCTI loader, marshalling, code text.
-        .systemLibrary(
+        // The TPM 2.0 software stack (tpm2-tss): the types from Debian's libtss2-dev, the
+        // functions loaded from its runtime libraries when the keychain first talks to a TPM (not
+        // linked, so that a program that never uses a TPM does not bind five libraries at start).
+        .target(
             name: "CTSS2",
-            path: "Sources/CTSS2",
-            pkgConfig: "tss2-esys",
-            providers: [.apt(["libtss2-dev"])]
+            path: "Sources/CTSS2"
         ),
         // The TPM, wrapped once: the only module that imports CTSS2 (its API has `package` access).
         .target(

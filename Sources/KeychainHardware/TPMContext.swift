@@ -44,14 +44,19 @@ package final class TPMContext {
     ///
     /// - Throws: `TPMError` `.unavailable` when the TPM cannot be reached.
     package init(tcti configuration: String, storageKey createsStorageKey: Bool = true) throws {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard CTSS2_LoadLibrary(&reason, reason.count) == 0 else {
+            let text = reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw TPMError(.unavailable, "the TPM software stack (libtss2) could not be loaded: \(text)")
+        }
         var guardState = CTSS2_BlockSIGPIPE()
         defer { CTSS2_RestoreSIGPIPE(&guardState) }
         var tctiContext: OpaquePointer?
-        var rc = Tss2_TctiLdr_Initialize(configuration, &tctiContext)
+        var rc = CTSS2_TctiLdr_Initialize(configuration, &tctiContext)
         guard rc == TSS2_RC_SUCCESS, let tctiContext else { throw TPMError(step: "open", code: rc) }
         tcti = tctiContext
         var esysContext: OpaquePointer?
-        rc = Esys_Initialize(&esysContext, tctiContext, nil)
+        rc = CTSS2_Esys_Initialize(&esysContext, tctiContext, nil)
         guard rc == TSS2_RC_SUCCESS, let esysContext else {
             close()
             throw TPMError(step: "open", code: rc)
@@ -74,13 +79,13 @@ package final class TPMContext {
         var guardState = CTSS2_BlockSIGPIPE()
         defer { CTSS2_RestoreSIGPIPE(&guardState) }
         if let esys {
-            if storageKey != ESYS_TR(ESYS_TR_NONE) { _ = Esys_FlushContext(esys, storageKey) }
+            if storageKey != ESYS_TR(ESYS_TR_NONE) { _ = CTSS2_Esys_FlushContext(esys, storageKey) }
             var pointer: OpaquePointer? = esys
-            Esys_Finalize(&pointer)
+            CTSS2_Esys_Finalize(&pointer)
         }
         if let tcti {
             var pointer: OpaquePointer? = tcti
-            Tss2_TctiLdr_Finalize(&pointer)
+            CTSS2_TctiLdr_Finalize(&pointer)
         }
         esys = nil
         tcti = nil
@@ -276,7 +281,7 @@ package final class TPMContext {
             }
         }
         guard rc == TSS2_RC_SUCCESS else { throw TPMError(step: "load", code: rc) }
-        defer { _ = Esys_FlushContext(esys, handle) }
+        defer { _ = CTSS2_Esys_FlushContext(esys, handle) }
         return try body(esys, handle)
     }
 

@@ -33,7 +33,7 @@ package struct TPMError: Error, Equatable, Sendable, CustomStringConvertible {
     /// An error for `code` returned by `step`, sorted by the code's layer and value.
     package init(step: String, code: TSS2_RC) {
         self.code = code
-        let text = Tss2_RC_Decode(code).map { String(cString: $0) } ?? "unknown"
+        let text = CTSS2_RC_Decode(code).map { String(cString: $0) } ?? "unknown"
         description = "\(step) failed: 0x\(String(code, radix: 16)) \(text)"
         kind = Self.kind(of: code, step: step)
     }

@@ -277,11 +277,11 @@ struct TPMBoundKeychainTests {
     }
     /// Runs the `security` command built beside this test executable, in-process mode, with
     /// `KEYCHAIN_TPM` set to `tcti` in its environment only.
-    private func security(tcti: String, home: String? = nil, _ arguments: String...) throws -> (status: Int32, output: String, error: String) {
+    private func security(tcti: String, home: String? = nil, environment extra: [String: String] = [:], _ arguments: String...) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: (TestMode.testExecutable as NSString).deletingLastPathComponent + "/security")
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
         environment["KEYCHAIN_TPM"] = tcti
         environment["KEYCHAIN_MODE"] = "embedded"
         if let home { environment["XDG_DATA_HOME"] = home }
@@ -322,6 +322,39 @@ struct TPMBoundKeychainTests {
         let find = try security(tcti: tpm.tcti, home: home, "find-generic-password", "-a", "me", "-s", "quiet", "-w")
         #expect(find.output == "secret\n")
         #expect(find.error == "")
+    }
+
+    /// The libraries the dynamic loader reported opening in a run with `LD_DEBUG=files`.
+    private static func loadedLibraries(_ error: String) -> [String] {
+        error.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: "file=") else { return nil }
+            return line[range.upperBound...].split(separator: " ").first.map(String.init)
+        }
+    }
+
+    @Test("A keychain without a TPM never loads libtss2: a security run binds none of its libraries", .enabled(if: access("/dev/tpmrm0", R_OK | W_OK) != 0, "this machine has a TPM device"))
+    func libtss2IsNotLoadedWithoutATPM() throws {
+        let home = NSTemporaryDirectory() + "tpm-none-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let add = try security(tcti: "", home: home, environment: ["LD_DEBUG": "files"], "add-generic-password", "-a", "me", "-s", "plain", "-w", "secret")
+        #expect(add.status == 0)
+        let loaded = Self.loadedLibraries(add.error)
+        try #require(loaded.contains { $0.hasPrefix("libsqlite3.so") }, "the loader's account was not read")
+        #expect(!loaded.contains { $0.hasPrefix("libtss2") })
+    }
+
+    @Test("A keychain with a TPM loads libtss2 when it first talks to the TPM, and binds its device key there")
+    func libtss2IsLoadedForATPM() throws {
+        let tpm = try SoftwareTPM()
+        let home = NSTemporaryDirectory() + "tpm-load-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let add = try security(tcti: tpm.tcti, home: home, environment: ["LD_DEBUG": "files"], "add-generic-password", "-a", "me", "-s", "bound", "-w", "secret")
+        #expect(add.status == 0)
+        let loaded = Self.loadedLibraries(add.error)
+        #expect(loaded.contains("libtss2-esys.so.0"))
+        #expect(loaded.contains("libtss2-tctildr.so.0"))
+        let info = try security(tcti: tpm.tcti, home: home, "show-keychain-info")
+        #expect(info.output.hasPrefix("device key: sealed by the TPM"))
     }
 
     /// Puts the keychain's directory back to `files`: each file rewritten (private), files that

@@ -1,29 +1,160 @@
-#ifndef CTSS2_SHIM_H
-#define CTSS2_SHIM_H
+#include "CTSS2.h"
 
-// libtss2 (tpm2-tss): the Enhanced System API, the TCTI loader, marshalling and return-code text.
-// The helpers below fill the nested TPM structures (unions and fixed arrays) that Swift imports
-// awkwardly; KeychainHardware is their only caller.
-
+#include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <tss2/tss2_esys.h>
-#include <tss2/tss2_tctildr.h>
-#include <tss2/tss2_mu.h>
-#include <tss2/tss2_rc.h>
 
-/// The calling thread's signal mask before `CTSS2_BlockSIGPIPE`, and whether a SIGPIPE was
-/// already pending for it.
-typedef struct CTSS2_SignalGuard {
-    sigset_t previous;
-    int wasPending;
-} CTSS2_SignalGuard;
+// The functions of libtss2 this target calls, found with dlsym when first needed.
+static struct {
+    __typeof__(Esys_Create) *Esys_Create;
+    __typeof__(Esys_CreatePrimary) *Esys_CreatePrimary;
+    __typeof__(Esys_ECDH_ZGen) *Esys_ECDH_ZGen;
+    __typeof__(Esys_Free) *Esys_Free;
+    __typeof__(Esys_GetCapability) *Esys_GetCapability;
+    __typeof__(Esys_Load) *Esys_Load;
+    __typeof__(Esys_NV_DefineSpace) *Esys_NV_DefineSpace;
+    __typeof__(Esys_NV_Increment) *Esys_NV_Increment;
+    __typeof__(Esys_NV_Read) *Esys_NV_Read;
+    __typeof__(Esys_NV_ReadPublic) *Esys_NV_ReadPublic;
+    __typeof__(Esys_Sign) *Esys_Sign;
+    __typeof__(Esys_TR_Close) *Esys_TR_Close;
+    __typeof__(Esys_TR_FromTPMPublic) *Esys_TR_FromTPMPublic;
+    __typeof__(Esys_TR_SetAuth) *Esys_TR_SetAuth;
+    __typeof__(Esys_Unseal) *Esys_Unseal;
+    __typeof__(Esys_Initialize) *Esys_Initialize;
+    __typeof__(Esys_Finalize) *Esys_Finalize;
+    __typeof__(Esys_FlushContext) *Esys_FlushContext;
+    __typeof__(Tss2_MU_TPM2B_PRIVATE_Marshal) *Tss2_MU_TPM2B_PRIVATE_Marshal;
+    __typeof__(Tss2_MU_TPM2B_PRIVATE_Unmarshal) *Tss2_MU_TPM2B_PRIVATE_Unmarshal;
+    __typeof__(Tss2_MU_TPM2B_PUBLIC_Marshal) *Tss2_MU_TPM2B_PUBLIC_Marshal;
+    __typeof__(Tss2_MU_TPM2B_PUBLIC_Unmarshal) *Tss2_MU_TPM2B_PUBLIC_Unmarshal;
+    __typeof__(Tss2_RC_Decode) *Tss2_RC_Decode;
+    __typeof__(Tss2_TctiLdr_Initialize) *Tss2_TctiLdr_Initialize;
+    __typeof__(Tss2_TctiLdr_Finalize) *Tss2_TctiLdr_Finalize;
+} api;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int loaded = 0;
+static char failure[256];
+
+static void *open_library(const char *name) {
+    void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) {
+        const char *reason = dlerror();
+        snprintf(failure, sizeof failure, "%s", reason != NULL ? reason : name);
+    }
+    return library;
+}
+
+static void load(void) {
+    // The handles are kept for the life of the process: the functions stay callable.
+    void *esys = open_library("libtss2-esys.so.0");
+    void *tctildr = esys != NULL ? open_library("libtss2-tctildr.so.0") : NULL;
+    void *mu = tctildr != NULL ? open_library("libtss2-mu.so.0") : NULL;
+    void *rc = mu != NULL ? open_library("libtss2-rc.so.0") : NULL;
+    if (rc == NULL) return;
+#define CTSS2_RESOLVE(library, name) \
+    *(void **)(&api.name) = dlsym(library, #name); \
+    if (api.name == NULL) { snprintf(failure, sizeof failure, "libtss2 has no %s", #name); return; }
+    CTSS2_RESOLVE(esys, Esys_Create)
+    CTSS2_RESOLVE(esys, Esys_CreatePrimary)
+    CTSS2_RESOLVE(esys, Esys_ECDH_ZGen)
+    CTSS2_RESOLVE(esys, Esys_Free)
+    CTSS2_RESOLVE(esys, Esys_GetCapability)
+    CTSS2_RESOLVE(esys, Esys_Load)
+    CTSS2_RESOLVE(esys, Esys_NV_DefineSpace)
+    CTSS2_RESOLVE(esys, Esys_NV_Increment)
+    CTSS2_RESOLVE(esys, Esys_NV_Read)
+    CTSS2_RESOLVE(esys, Esys_NV_ReadPublic)
+    CTSS2_RESOLVE(esys, Esys_Sign)
+    CTSS2_RESOLVE(esys, Esys_TR_Close)
+    CTSS2_RESOLVE(esys, Esys_TR_FromTPMPublic)
+    CTSS2_RESOLVE(esys, Esys_TR_SetAuth)
+    CTSS2_RESOLVE(esys, Esys_Unseal)
+    CTSS2_RESOLVE(esys, Esys_Initialize)
+    CTSS2_RESOLVE(esys, Esys_Finalize)
+    CTSS2_RESOLVE(esys, Esys_FlushContext)
+    CTSS2_RESOLVE(mu, Tss2_MU_TPM2B_PRIVATE_Marshal)
+    CTSS2_RESOLVE(mu, Tss2_MU_TPM2B_PRIVATE_Unmarshal)
+    CTSS2_RESOLVE(mu, Tss2_MU_TPM2B_PUBLIC_Marshal)
+    CTSS2_RESOLVE(mu, Tss2_MU_TPM2B_PUBLIC_Unmarshal)
+    CTSS2_RESOLVE(rc, Tss2_RC_Decode)
+    CTSS2_RESOLVE(tctildr, Tss2_TctiLdr_Initialize)
+    CTSS2_RESOLVE(tctildr, Tss2_TctiLdr_Finalize)
+#undef CTSS2_RESOLVE
+    loaded = 1;
+}
+
+static int ensure_loaded(void) {
+    pthread_once(&once, load);
+    return loaded;
+}
+
+int CTSS2_LoadLibrary(char *reason, size_t length) {
+    if (ensure_loaded()) return 0;
+    if (reason != NULL && length > 0) snprintf(reason, length, "%s", failure);
+    return -1;
+}
+
+TSS2_RC CTSS2_TctiLdr_Initialize(const char *configuration, TSS2_TCTI_CONTEXT **context) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
+    return api.Tss2_TctiLdr_Initialize(configuration, context);
+}
+
+void CTSS2_TctiLdr_Finalize(TSS2_TCTI_CONTEXT **context) {
+    if (ensure_loaded()) api.Tss2_TctiLdr_Finalize(context);
+}
+
+TSS2_RC CTSS2_Esys_Initialize(ESYS_CONTEXT **context, TSS2_TCTI_CONTEXT *tcti, TSS2_ABI_VERSION *abiVersion) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
+    return api.Esys_Initialize(context, tcti, abiVersion);
+}
+
+void CTSS2_Esys_Finalize(ESYS_CONTEXT **context) {
+    if (ensure_loaded()) api.Esys_Finalize(context);
+}
+
+TSS2_RC CTSS2_Esys_FlushContext(ESYS_CONTEXT *context, ESYS_TR handle) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
+    return api.Esys_FlushContext(context, handle);
+}
+
+const char *CTSS2_RC_Decode(TSS2_RC code) {
+    return ensure_loaded() ? api.Tss2_RC_Decode(code) : NULL;
+}
+
+// The helpers call libtss2 by its own names, through the table.
+#define Esys_Create (api.Esys_Create)
+#define Esys_CreatePrimary (api.Esys_CreatePrimary)
+#define Esys_ECDH_ZGen (api.Esys_ECDH_ZGen)
+#define Esys_Free (api.Esys_Free)
+#define Esys_GetCapability (api.Esys_GetCapability)
+#define Esys_Load (api.Esys_Load)
+#define Esys_NV_DefineSpace (api.Esys_NV_DefineSpace)
+#define Esys_NV_Increment (api.Esys_NV_Increment)
+#define Esys_NV_Read (api.Esys_NV_Read)
+#define Esys_NV_ReadPublic (api.Esys_NV_ReadPublic)
+#define Esys_Sign (api.Esys_Sign)
+#define Esys_TR_Close (api.Esys_TR_Close)
+#define Esys_TR_FromTPMPublic (api.Esys_TR_FromTPMPublic)
+#define Esys_TR_SetAuth (api.Esys_TR_SetAuth)
+#define Esys_Unseal (api.Esys_Unseal)
+#define Esys_Initialize (api.Esys_Initialize)
+#define Esys_Finalize (api.Esys_Finalize)
+#define Esys_FlushContext (api.Esys_FlushContext)
+#define Tss2_MU_TPM2B_PRIVATE_Marshal (api.Tss2_MU_TPM2B_PRIVATE_Marshal)
+#define Tss2_MU_TPM2B_PRIVATE_Unmarshal (api.Tss2_MU_TPM2B_PRIVATE_Unmarshal)
+#define Tss2_MU_TPM2B_PUBLIC_Marshal (api.Tss2_MU_TPM2B_PUBLIC_Marshal)
+#define Tss2_MU_TPM2B_PUBLIC_Unmarshal (api.Tss2_MU_TPM2B_PUBLIC_Unmarshal)
+#define Tss2_RC_Decode (api.Tss2_RC_Decode)
+#define Tss2_TctiLdr_Initialize (api.Tss2_TctiLdr_Initialize)
+#define Tss2_TctiLdr_Finalize (api.Tss2_TctiLdr_Finalize)
 
 /// Blocks SIGPIPE for the calling thread: the socket TCTIs write with write(2), so a TPM that
 /// goes away during a command would otherwise kill the process instead of failing the call.
-static inline CTSS2_SignalGuard CTSS2_BlockSIGPIPE(void) {
+CTSS2_SignalGuard CTSS2_BlockSIGPIPE(void) {
     CTSS2_SignalGuard guard;
     sigset_t pipe, pending;
     sigemptyset(&pipe);
@@ -35,7 +166,7 @@ static inline CTSS2_SignalGuard CTSS2_BlockSIGPIPE(void) {
 }
 
 /// Discards a SIGPIPE raised while blocked (unless one was pending before) and restores the mask.
-static inline void CTSS2_RestoreSIGPIPE(const CTSS2_SignalGuard *guard) {
+void CTSS2_RestoreSIGPIPE(const CTSS2_SignalGuard *guard) {
     if (!guard->wasPending) {
         sigset_t pipe;
         sigemptyset(&pipe);
@@ -49,7 +180,7 @@ static inline void CTSS2_RestoreSIGPIPE(const CTSS2_SignalGuard *guard) {
 /// The storage primary key's template: the TCG "SRK" template for ECC NIST P-256 (restricted
 /// decrypt, AES-128-CFB symmetric, no unique value), so the owner hierarchy's seed always yields
 /// the same key.
-static inline TPM2B_PUBLIC CTSS2_StoragePrimaryTemplate(void) {
+TPM2B_PUBLIC CTSS2_StoragePrimaryTemplate(void) {
     TPM2B_PUBLIC template;
     memset(&template, 0, sizeof template);
     template.publicArea.type = TPM2_ALG_ECC;
@@ -69,7 +200,7 @@ static inline TPM2B_PUBLIC CTSS2_StoragePrimaryTemplate(void) {
 /// The template of a key created under the storage key: ECC NIST P-256, unrestricted sign and
 /// decrypt (ECDSA and ECDH chosen per call), fixedTPM | fixedParent | sensitiveDataOrigin |
 /// userWithAuth (the private part is made inside the TPM and never leaves it unwrapped).
-static inline TPM2B_PUBLIC CTSS2_SigningKeyTemplate(void) {
+TPM2B_PUBLIC CTSS2_SigningKeyTemplate(void) {
     TPM2B_PUBLIC template;
     memset(&template, 0, sizeof template);
     template.publicArea.type = TPM2_ALG_ECC;
@@ -85,7 +216,8 @@ static inline TPM2B_PUBLIC CTSS2_SigningKeyTemplate(void) {
 }
 
 /// Creates the storage primary key in the owner hierarchy (empty owner authorization).
-static inline TSS2_RC CTSS2_CreateStoragePrimary(ESYS_CONTEXT *context, ESYS_TR *handle) {
+TSS2_RC CTSS2_CreateStoragePrimary(ESYS_CONTEXT *context, ESYS_TR *handle) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_SENSITIVE_CREATE sensitive;
     memset(&sensitive, 0, sizeof sensitive);
     TPM2B_PUBLIC template = CTSS2_StoragePrimaryTemplate();
@@ -108,9 +240,10 @@ static inline TSS2_RC CTSS2_CreateStoragePrimary(ESYS_CONTEXT *context, ESYS_TR 
 
 /// Creates a P-256 key under `parent` and writes its marshalled TPM2B_PUBLIC and TPM2B_PRIVATE
 /// into the buffers (lengths in, lengths out).
-static inline TSS2_RC CTSS2_CreateKey(ESYS_CONTEXT *context, ESYS_TR parent,
+TSS2_RC CTSS2_CreateKey(ESYS_CONTEXT *context, ESYS_TR parent,
     uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_SENSITIVE_CREATE sensitive;
     memset(&sensitive, 0, sizeof sensitive);
     TPM2B_PUBLIC template = CTSS2_SigningKeyTemplate();
@@ -144,9 +277,10 @@ static inline TSS2_RC CTSS2_CreateKey(ESYS_CONTEXT *context, ESYS_TR parent,
 
 /// Reads the public point (X and Y, each up to 32 bytes, big-endian) of a marshalled
 /// TPM2B_PUBLIC; fails unless it is an ECC NIST P-256 key with the signing key's attributes.
-static inline TSS2_RC CTSS2_PublicPoint(const uint8_t *publicBlob, size_t publicLength,
+TSS2_RC CTSS2_PublicPoint(const uint8_t *publicBlob, size_t publicLength,
     uint8_t *x, size_t *xLength, uint8_t *y, size_t *yLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_PUBLIC public;
     memset(&public, 0, sizeof public);
     size_t offset = 0;
@@ -168,9 +302,10 @@ static inline TSS2_RC CTSS2_PublicPoint(const uint8_t *publicBlob, size_t public
 }
 
 /// Loads a key from its marshalled blobs under `parent`.
-static inline TSS2_RC CTSS2_Load(ESYS_CONTEXT *context, ESYS_TR parent,
+TSS2_RC CTSS2_Load(ESYS_CONTEXT *context, ESYS_TR parent,
     const uint8_t *publicBlob, size_t publicLength, const uint8_t *privateBlob, size_t privateLength, ESYS_TR *handle)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_PUBLIC public;
     TPM2B_PRIVATE private;
     memset(&public, 0, sizeof public);
@@ -187,9 +322,10 @@ static inline TSS2_RC CTSS2_Load(ESYS_CONTEXT *context, ESYS_TR parent,
 }
 
 /// Signs a digest (20, 32, 48 or 64 bytes: SHA-1/256/384/512) with ECDSA; writes r and s.
-static inline TSS2_RC CTSS2_SignECDSA(ESYS_CONTEXT *context, ESYS_TR key, const uint8_t *digest, size_t digestLength,
+TSS2_RC CTSS2_SignECDSA(ESYS_CONTEXT *context, ESYS_TR key, const uint8_t *digest, size_t digestLength,
     uint8_t *r, size_t *rLength, uint8_t *s, size_t *sLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_DIGEST value;
     memset(&value, 0, sizeof value);
     TPMI_ALG_HASH hash;
@@ -229,9 +365,10 @@ static inline TSS2_RC CTSS2_SignECDSA(ESYS_CONTEXT *context, ESYS_TR key, const 
 }
 
 /// ECDH: multiplies the peer's point (X, Y) by the key's private scalar; writes the shared X.
-static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
+TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
     const uint8_t *x, size_t xLength, const uint8_t *y, size_t yLength, uint8_t *shared, size_t *sharedLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_ECC_POINT point;
     memset(&point, 0, sizeof point);
     if (xLength > sizeof point.point.x.buffer || yLength > sizeof point.point.y.buffer) return TSS2_ESYS_RC_BAD_VALUE;
@@ -263,7 +400,7 @@ static inline TSS2_RC CTSS2_ECDHZGen(ESYS_CONTEXT *context, ESYS_TR key,
 /// With `countsFailures` the object has no noDA: it is meant to carry an authorization value,
 /// and every wrong one counts toward the TPM's dictionary-attack lockout, during which the TPM
 /// refuses even the right one.
-static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(int countsFailures) {
+TPM2B_PUBLIC CTSS2_SealedDataTemplate(int countsFailures) {
     TPM2B_PUBLIC template;
     memset(&template, 0, sizeof template);
     template.publicArea.type = TPM2_ALG_KEYEDHASH;
@@ -277,10 +414,11 @@ static inline TPM2B_PUBLIC CTSS2_SealedDataTemplate(int countsFailures) {
 /// Seals `data` (at most 128 bytes) in a new data object under `parent`, with the authorization
 /// value `auth` (up to 32 bytes; none when `authLength` is 0, and then the object is noDA), and
 /// writes its marshalled TPM2B_PUBLIC and TPM2B_PRIVATE into the buffers (lengths in, lengths out).
-static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *data, size_t dataLength,
+TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, const uint8_t *data, size_t dataLength,
     const uint8_t *auth, size_t authLength,
     uint8_t *publicOut, size_t *publicLength, uint8_t *privateOut, size_t *privateLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_SENSITIVE_CREATE sensitive;
     memset(&sensitive, 0, sizeof sensitive);
     if (dataLength == 0 || dataLength > 128 || authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
@@ -320,7 +458,8 @@ static inline TSS2_RC CTSS2_CreateSealed(ESYS_CONTEXT *context, ESYS_TR parent, 
 /// Whether a marshalled TPM2B_PUBLIC is a sealed data object with exactly the attributes
 /// `CTSS2_SealedDataTemplate` gives (TSS2_RC_SUCCESS) or not (TSS2_MU_RC_BAD_VALUE, or the
 /// unmarshalling error); `countsFailures` says which of its two forms it is.
-static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength, int *countsFailures) {
+TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t publicLength, int *countsFailures) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_PUBLIC public;
     memset(&public, 0, sizeof public);
     size_t offset = 0;
@@ -339,9 +478,10 @@ static inline TSS2_RC CTSS2_CheckSealedPublic(const uint8_t *publicBlob, size_t 
 
 /// Unseals a loaded sealed data object with the authorization value `auth` (up to 32 bytes);
 /// writes the data (lengths in, length out) and zeroes the TSS's copies.
-static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, const uint8_t *auth, size_t authLength,
+TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, const uint8_t *auth, size_t authLength,
     uint8_t *out, size_t *outLength)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     if (authLength > 32) return TSS2_ESYS_RC_BAD_VALUE;
     TPM2B_AUTH value;
     memset(&value, 0, sizeof value);
@@ -369,9 +509,10 @@ static inline TSS2_RC CTSS2_Unseal(ESYS_CONTEXT *context, ESYS_TR object, const 
 /// it out (TPM2_PT_MAX_AUTH_FAIL), the seconds after which one failure is forgotten
 /// (TPM2_PT_LOCKOUT_INTERVAL) and the seconds before the lockout hierarchy may be used again
 /// after a failure of its own (TPM2_PT_LOCKOUT_RECOVERY).
-static inline TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
+TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
     uint32_t *counter, uint32_t *maxTries, uint32_t *recoveryTime, uint32_t *lockoutRecovery)
 {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPMI_YES_NO more = TPM2_NO;
     TPMS_CAPABILITY_DATA *data = NULL;
     TSS2_RC rc = Esys_GetCapability(context, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
@@ -395,12 +536,13 @@ static inline TSS2_RC CTSS2_ReadDictionaryAttackState(ESYS_CONTEXT *context,
 /// The attributes of a rollback counter: an NV counter (TPM2_NT_COUNTER: only TPM2_NV_Increment
 /// changes it, and a new counter starts at the highest value any counter of the TPM ever had),
 /// read and incremented with its own empty authorization value, never blocked by a lockout.
-static inline TPMA_NV CTSS2_CounterAttributes(void) {
+TPMA_NV CTSS2_CounterAttributes(void) {
     return (TPMA_NV)((TPM2_NT_COUNTER << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_AUTHWRITE | TPMA_NV_AUTHREAD | TPMA_NV_NO_DA);
 }
 
 /// Defines the NV counter at `index` in the owner hierarchy (empty owner authorization).
-static inline TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE index) {
+TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE index) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPM2B_AUTH auth;
     memset(&auth, 0, sizeof auth);
     TPM2B_NV_PUBLIC info;
@@ -418,7 +560,8 @@ static inline TSS2_RC CTSS2_DefineCounter(ESYS_CONTEXT *context, TPM2_HANDLE ind
 /// Whether an NV index is defined at `index`, asked as a capability (TPM2_CAP_HANDLES), which
 /// answers without an error for an absent index: asking for its public area instead makes
 /// libtss2 log an error line on standard error, in every program that opens a keychain.
-static inline TSS2_RC CTSS2_NVIndexDefined(ESYS_CONTEXT *context, TPM2_HANDLE index, int *defined) {
+TSS2_RC CTSS2_NVIndexDefined(ESYS_CONTEXT *context, TPM2_HANDLE index, int *defined) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     TPMI_YES_NO more = TPM2_NO;
     TPMS_CAPABILITY_DATA *data = NULL;
     *defined = 0;
@@ -433,7 +576,8 @@ static inline TSS2_RC CTSS2_NVIndexDefined(ESYS_CONTEXT *context, TPM2_HANDLE in
 /// Reads the NV counter at `index`: `state` is 0 when no index is defined there, 1 when it is
 /// defined but never incremented, 2 when `value` holds its value; 3 when the index there is
 /// not a counter of these attributes.
-static inline TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, int *state, uint64_t *value) {
+TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, int *state, uint64_t *value) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     *state = 0;
     *value = 0;
     int defined = 0;
@@ -472,7 +616,8 @@ static inline TSS2_RC CTSS2_ReadCounter(ESYS_CONTEXT *context, TPM2_HANDLE index
 }
 
 /// Increments the NV counter at `index` and reads its new value.
-static inline TSS2_RC CTSS2_IncrementCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, uint64_t *value) {
+TSS2_RC CTSS2_IncrementCounter(ESYS_CONTEXT *context, TPM2_HANDLE index, uint64_t *value) {
+    if (!ensure_loaded()) return CTSS2_RC_NOT_LOADED;
     ESYS_TR handle = ESYS_TR_NONE;
     TSS2_RC rc = Esys_TR_FromTPMPublic(context, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle);
     if (rc != TSS2_RC_SUCCESS) return rc;
@@ -490,5 +635,3 @@ static inline TSS2_RC CTSS2_IncrementCounter(ESYS_CONTEXT *context, TPM2_HANDLE 
     Esys_TR_Close(context, &handle);
     return rc;
 }
-
-#endif
