@@ -23,13 +23,22 @@ let package = Package(
         .executable(name: "keychain-test-client", targets: ["KeychainTestClient"]),
     ],
     targets: [
-        // System libraries: Debian's libsqlite3-dev and libssl-dev.
-        .systemLibrary(
+        // SQLite: the types from Debian's libsqlite3-dev, the functions loaded from libsqlite3-0
+        // when a process first opens a keychain (not linked, so that a client of keychaind does
+        // not bind SQLite at start).
+        .target(
             name: "CSQLite",
-            path: "Sources/CSQLite",
+            path: "Sources/CSQLite"
+        ),
+        // SQLite linked, for the tests and the benchmark floor that talk to the library itself
+        // (a simulated disk, a raw database); the library's sources use CSQLite.
+        .systemLibrary(
+            name: "CSQLiteLinked",
+            path: "Tests/CSQLiteLinked",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Debian's libssl-dev.
         .systemLibrary(
             name: "COpenSSL",
             path: "Sources/COpenSSL",
@@ -156,7 +165,7 @@ let package = Package(
         // The benchmark (`swift run -c release keychain-bench`) and its process floor.
         .executableTarget(
             name: "KeychainBench",
-            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLite", "COpenSSL", "keychaind", "SecurityTool"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLiteLinked", "COpenSSL", "keychaind", "SecurityTool"],
             path: "Benchmarks/KeychainBench"
         ),
         .executableTarget(
@@ -167,14 +176,14 @@ let package = Package(
         // A simulated disk for SQLite that loses unsynced writes (the power-loss test's helper only).
         .target(
             name: "PowerLossVFS",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLiteLinked"],
             path: "Tests/PowerLossVFS"
         ),
 
         // The process the reliability tests start, kill and inspect (docs/reliability.md).
         .executableTarget(
             name: "KeychainCrashWriter",
-            dependencies: ["Security", "CSQLite", "PowerLossVFS"],
+            dependencies: ["Security", "CSQLiteLinked", "PowerLossVFS"],
             path: "Tests/KeychainCrashWriter",
             swiftSettings: strictFlags
         ),

@@ -1,5 +1,5 @@
 import COpenSSL
-import CSQLite
+import CSQLiteLinked
 import Foundation
 
 /// The floor every figure is divided by, measured in the same run: raw SQLite with the keychain's

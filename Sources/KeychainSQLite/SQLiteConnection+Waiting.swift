@@ -11,7 +11,7 @@ extension SQLiteConnection {
     /// random jitter keeps every waiter in the race, so the bound is reached only when the lock is
     /// really held that long; then the statement fails with SQLITE_BUSY.
     package static func waitForLocks(_ db: OpaquePointer, milliseconds: Int32) {
-        sqlite3_busy_handler(
+        CSQLite_busy_handler(
             db,
             { context, attempts in
                 // Each attempt sleeps at least 2 ms: after milliseconds / 2 attempts, give up.

@@ -13,16 +13,18 @@ package final class SQLiteConnection {
 
     /// Opens (creating if needed) the database at `path` with WAL journaling and full sync.
     package init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws {
-        _ = Self.configureLibrary
+        if let failure = Self.libraryLoadFailure {
+            throw SQLiteError(code: SQLITE_CANTOPEN, message: "SQLite could not be loaded: \(failure)")
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = CSQLite_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
-            if let db { sqlite3_close_v2(db) }
+            if let db { CSQLite_close_v2(db) }
             throw SQLiteError(code: status, message: "could not open the keychain database")
         }
         handle = db
-        sqlite3_extended_result_codes(db, 1)
+        CSQLite_extended_result_codes(db, 1)
         Self.waitForLocks(db, milliseconds: busyTimeoutMilliseconds)
         do {
             try retryingTransientFailures(forMilliseconds: busyTimeoutMilliseconds) {
@@ -33,7 +35,7 @@ package final class SQLiteConnection {
             try execute("PRAGMA secure_delete = ON")
             try execute("PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
         } catch {
-            sqlite3_close_v2(db)
+            CSQLite_close_v2(db)
             throw error
         }
     }
@@ -48,27 +50,33 @@ package final class SQLiteConnection {
     package func checkpointTruncating() -> Bool {
         var logFrames: Int32 = 0
         var copiedFrames: Int32 = 0
-        return sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames) == SQLITE_OK
+        return CSQLite_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames) == SQLITE_OK
     }
 
-    /// Process-wide SQLite settings, applied once before the first connection opens.
-    private static let configureLibrary: Void = {
+    /// Loads SQLite and applies the process-wide settings, once, before the first connection
+    /// opens; nil when that worked, otherwise the loader's reason.
+    private static let libraryLoadFailure: String? = {
+        var reason = [CChar](repeating: 0, count: 256)
+        guard CSQLite_load(&reason, reason.count) == 0 else {
+            return reason.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        }
         _ = CSQLite_disableMemoryStatistics()
+        return nil
     }()
 
     deinit {
         statements.removeAll()
         slots.removeAll()
-        sqlite3_close_v2(handle)
+        CSQLite_close_v2(handle)
     }
 
     /// Runs one or more SQL statements that take no parameters.
     package func execute(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
-        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        let status = CSQLite_exec(handle, sql, nil, nil, &message)
         if status != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? lastMessage
-            sqlite3_free(message)
+            CSQLite_free(message)
             throw SQLiteError(code: status, message: text)
         }
     }
@@ -98,7 +106,7 @@ package final class SQLiteConnection {
 
     private func prepare(_ sql: String) throws -> SQLiteStatement {
         var pointer: OpaquePointer?
-        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        let status = CSQLite_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard status == SQLITE_OK, let pointer else { throw SQLiteError(code: status, message: lastMessage) }
         return SQLiteStatement(pointer, connection: self)
     }
@@ -129,16 +137,16 @@ package final class SQLiteConnection {
     }
 
     /// Whether a transaction is open (otherwise each statement is its own transaction).
-    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInTransaction: Bool { CSQLite_get_autocommit(handle) == 0 }
 
     /// The number of rows the last statement changed.
-    package var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(CSQLite_changes(handle)) }
 
     /// The rowid of the last inserted row.
-    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { CSQLite_last_insert_rowid(handle) }
 
     /// The connection's latest error message (never contains bound values).
-    package var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    package var lastMessage: String { String(cString: CSQLite_errmsg(handle)) }
 }
 
 /// An SQL text the engine runs often, with a slot of its own in every connection's statement

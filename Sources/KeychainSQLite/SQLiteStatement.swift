@@ -11,12 +11,12 @@ package final class SQLiteStatement {
         self.connection = connection
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit { CSQLite_finalize(handle) }
 
     /// Resets the statement and clears its bindings.
     package func reset() {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        CSQLite_reset(handle)
+        CSQLite_clear_bindings(handle)
     }
 
     /// Binds `values` to parameters 1…n.
@@ -27,15 +27,15 @@ package final class SQLiteStatement {
             let status: Int32
             switch value {
             case .null:
-                status = sqlite3_bind_null(handle, index)
+                status = CSQLite_bind_null(handle, index)
             case .integer(let number):
-                status = sqlite3_bind_int64(handle, index, number)
+                status = CSQLite_bind_int64(handle, index, number)
             case .text(let text):
-                status = sqlite3_bind_text(handle, index, text, -1, CSQLite_TRANSIENT())
+                status = CSQLite_bind_text(handle, index, text, -1, CSQLite_TRANSIENT())
             case .blob(let data):
                 status = data.withUnsafeBytes { buffer in
                     // A zero-length blob must still bind as a blob, not NULL.
-                    sqlite3_bind_blob64(
+                    CSQLite_bind_blob64(
                         handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(buffer.count),
                         CSQLite_TRANSIENT())
                 }
@@ -47,13 +47,13 @@ package final class SQLiteStatement {
 
     /// Advances to the next row; false when done.
     package func step() throws -> Bool {
-        let status = sqlite3_step(handle)
+        let status = CSQLite_step(handle)
         switch status {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
         default:
             let error = SQLiteError(code: status, message: connection.lastMessage)
-            sqlite3_reset(handle)
+            CSQLite_reset(handle)
             throw error
         }
     }
@@ -61,35 +61,35 @@ package final class SQLiteStatement {
     /// Runs a statement that returns no rows.
     package func run() throws {
         while try step() {}
-        sqlite3_reset(handle)
+        CSQLite_reset(handle)
     }
 
     /// Reads every row with `read`, then resets.
     package func rows<T>(_ read: (SQLiteStatement) throws -> T) throws -> [T] {
         var result: [T] = []
-        defer { sqlite3_reset(handle) }
+        defer { CSQLite_reset(handle) }
         while try step() { result.append(try read(self)) }
         return result
     }
 
     /// Column `index` as an integer.
-    package func int64(_ index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+    package func int64(_ index: Int32) -> Int64 { CSQLite_column_int64(handle, index) }
 
     /// Whether column `index` is NULL.
-    package func isNull(_ index: Int32) -> Bool { sqlite3_column_type(handle, index) == SQLITE_NULL }
+    package func isNull(_ index: Int32) -> Bool { CSQLite_column_type(handle, index) == SQLITE_NULL }
 
     /// Column `index` as text, nil for NULL.
     package func text(_ index: Int32) -> String? {
-        guard let pointer = sqlite3_column_text(handle, index) else { return nil }
+        guard let pointer = CSQLite_column_text(handle, index) else { return nil }
         return String(cString: pointer)
     }
 
     /// Column `index`'s bytes, lent to `body` without a copy (nil for NULL; valid only inside
     /// `body`, before the statement moves on).
     package func withBlob<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer?) throws -> T) rethrows -> T {
-        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return try body(nil) }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else {
+        guard CSQLite_column_type(handle, index) != SQLITE_NULL else { return try body(nil) }
+        let count = Int(CSQLite_column_bytes(handle, index))
+        guard count > 0, let pointer = CSQLite_column_blob(handle, index) else {
             return try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
         return try body(UnsafeRawBufferPointer(start: pointer, count: count))
@@ -97,9 +97,9 @@ package final class SQLiteStatement {
 
     /// Column `index` as a blob, nil for NULL.
     package func blob(_ index: Int32) -> Data? {
-        guard sqlite3_column_type(handle, index) != SQLITE_NULL else { return nil }
-        let count = Int(sqlite3_column_bytes(handle, index))
-        guard count > 0, let pointer = sqlite3_column_blob(handle, index) else { return Data() }
+        guard CSQLite_column_type(handle, index) != SQLITE_NULL else { return nil }
+        let count = Int(CSQLite_column_bytes(handle, index))
+        guard count > 0, let pointer = CSQLite_column_blob(handle, index) else { return Data() }
         return Data(bytes: pointer, count: count)
     }
 }

@@ -1,4 +1,4 @@
-import CSQLite
+import CSQLiteLinked
 
 /// A plain SQLite connection for the helper's own inspections (the keychain's SQL is not used).
 final class SQLiteDatabase {

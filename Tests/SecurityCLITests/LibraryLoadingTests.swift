@@ -25,6 +25,18 @@ import Testing
         #expect(!loaded.contains { $0.hasPrefix("libgssapi_krb5.so") || $0.hasPrefix("libldap") })
     }
 
+    @Test("SQLite is loaded by the process that opens the keychain: a client of keychaind never binds it, a command that opens its keychain itself does")
+    func sqliteIsLoadedOnlyWhereTheKeychainOpens() throws {
+        let add = try tool.start(["add-generic-password", "-a", "me", "-s", "loading", "-w", "secret"]).finish()
+        try #require(add.status == 0, "\(add.error)")
+        let find = try tool.start(["find-generic-password", "-a", "me", "-s", "loading", "-w"], environment: ["LD_DEBUG": "files"]).finish()
+        #expect(find.output == "secret\n")
+        let loaded = Self.loadedLibraries(find)
+        try #require(loaded.contains { $0.hasPrefix("libcrypto.so") }, "the loader's account was not read")
+        #expect(loaded.contains { $0.hasPrefix("libsqlite3.so") } == !SecurityBinary.throughDaemon)
+        #expect(!loaded.contains { $0.hasPrefix("libtss2") })
+    }
+
     @Test("Sync loads libpq when it first connects, and an unreachable server is a clear error")
     func libpqIsLoadedBySync() throws {
         let run = try tool.start(["sync", "init-server", "host=127.0.0.1 port=1 connect_timeout=2"], environment: ["LD_DEBUG": "files"]).finish()

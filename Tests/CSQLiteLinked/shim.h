@@ -1,0 +1,11 @@
+#ifndef CSQLITELINKED_SHIM_H
+#define CSQLITELINKED_SHIM_H
+
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type CSQLiteLinked_TRANSIENT(void) {
+    return (sqlite3_destructor_type)-1;
+}
+
+#endif
