@@ -38,10 +38,17 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // Debian's libssl-dev.
-        .systemLibrary(
+        // OpenSSL's libcrypto: the types from Debian's libssl-dev, the functions loaded from
+        // libssl3 when a process first needs cryptography (not linked, so that a client of
+        // keychaind does not bind libcrypto at start).
+        .target(
             name: "COpenSSL",
-            path: "Sources/COpenSSL",
+            path: "Sources/COpenSSL"
+        ),
+        // libcrypto linked, for the benchmark floor that measures OpenSSL itself.
+        .systemLibrary(
+            name: "COpenSSLLinked",
+            path: "Tests/COpenSSLLinked",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
@@ -165,7 +172,7 @@ let package = Package(
         // The benchmark (`swift run -c release keychain-bench`) and its process floor.
         .executableTarget(
             name: "KeychainBench",
-            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLiteLinked", "COpenSSL", "keychaind", "SecurityTool"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLiteLinked", "COpenSSLLinked", "keychaind", "SecurityTool"],
             path: "Benchmarks/KeychainBench"
         ),
         .executableTarget(

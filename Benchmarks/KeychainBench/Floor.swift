@@ -1,4 +1,4 @@
-import COpenSSL
+import COpenSSLLinked
 import CSQLiteLinked
 import Foundation
 

@@ -36,18 +36,18 @@ package final class AESGCMCipher: @unchecked Sendable {
     package init(key: UnsafeRawBufferPointer, nonceLength: Int = AESGCMCipher.nonceLength) throws {
         guard let cipher = COpenSSL_AESGCM(key.count) else { throw OpenSSLError(.badParameter, "unsupported AES key size") }
         guard nonceLength > 0, nonceLength <= Int(Int32.max) else { throw OpenSSLError(.badParameter, "AES-GCM needs a nonce") }
-        guard let handle = EVP_CIPHER_CTX_new() else { throw OpenSSL.failure("EVP_CIPHER_CTX_new") }
+        guard let handle = COpenSSL_EVP_CIPHER_CTX_new() else { throw OpenSSL.failure("EVP_CIPHER_CTX_new") }
         let ok: Bool
         if nonceLength == Self.nonceLength {
-            ok = EVP_CipherInit_ex(handle, cipher, nil, OpenSSL.bytes(key), nil, 1) == 1
+            ok = COpenSSL_EVP_CipherInit_ex(handle, cipher, nil, OpenSSL.bytes(key), nil, 1) == 1
         } else {
             // Another nonce length is set between choosing the cipher and keying it.
-            ok = EVP_CipherInit_ex(handle, cipher, nil, nil, nil, 1) == 1
-                && EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1
-                && EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(key), nil, 1) == 1
+            ok = COpenSSL_EVP_CipherInit_ex(handle, cipher, nil, nil, nil, 1) == 1
+                && COpenSSL_EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_SET_IVLEN, Int32(nonceLength), nil) == 1
+                && COpenSSL_EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(key), nil, 1) == 1
         }
         guard ok else {
-            EVP_CIPHER_CTX_free(handle)
+            COpenSSL_EVP_CIPHER_CTX_free(handle)
             throw OpenSSL.failure("EVP_CipherInit_ex")
         }
         self.handle = handle
@@ -55,7 +55,7 @@ package final class AESGCMCipher: @unchecked Sendable {
         self.nonceLength = nonceLength
     }
 
-    deinit { EVP_CIPHER_CTX_free(handle) }
+    deinit { COpenSSL_EVP_CIPHER_CTX_free(handle) }
 
     /// Keys the cipher again with `key`, of the same length (a new key schedule in the same context).
     ///
@@ -63,7 +63,7 @@ package final class AESGCMCipher: @unchecked Sendable {
     package func rekey(_ key: UnsafeRawBufferPointer) throws {
         guard key.count == keyLength else { throw OpenSSLError(.badParameter, "unsupported AES key size") }
         isScrubbed = false
-        guard EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(key), nil, 1) == 1 else {
+        guard COpenSSL_EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(key), nil, 1) == 1 else {
             throw OpenSSL.failure("EVP_CipherInit_ex")
         }
     }
@@ -71,9 +71,9 @@ package final class AESGCMCipher: @unchecked Sendable {
     /// Replaces the key schedule with that of an all-zero key, so that no key outlives its use.
     package func scrub() {
         isScrubbed = Self.zeroKey.withUnsafeBytes { zero in
-            EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(UnsafeRawBufferPointer(rebasing: zero[..<keyLength])), nil, 1)
+            COpenSSL_EVP_CipherInit_ex(handle, nil, nil, OpenSSL.bytes(UnsafeRawBufferPointer(rebasing: zero[..<keyLength])), nil, 1)
         } == 1
-        if !isScrubbed { ERR_clear_error() }
+        if !isScrubbed { COpenSSL_ERR_clear_error() }
     }
 
     private static let zeroKey = [UInt8](repeating: 0, count: 32)
@@ -91,15 +91,15 @@ package final class AESGCMCipher: @unchecked Sendable {
         let base = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var written: Int32 = 0
         if plaintext.count > 0 {
-            guard EVP_EncryptUpdate(handle, base, &written, OpenSSL.bytes(plaintext), Int32(plaintext.count)) == 1 else {
+            guard COpenSSL_EVP_EncryptUpdate(handle, base, &written, OpenSSL.bytes(plaintext), Int32(plaintext.count)) == 1 else {
                 throw OpenSSL.failure("EVP_EncryptUpdate")
             }
         }
         var final: Int32 = 0
-        guard EVP_EncryptFinal_ex(handle, base + Int(written), &final) == 1 else {
+        guard COpenSSL_EVP_EncryptFinal_ex(handle, base + Int(written), &final) == 1 else {
             throw OpenSSL.failure("EVP_EncryptFinal_ex")
         }
-        guard EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), base + plaintext.count) == 1 else {
+        guard COpenSSL_EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagLength), base + plaintext.count) == 1 else {
             throw OpenSSL.failure("EVP_CTRL_GCM_GET_TAG")
         }
     }
@@ -134,22 +134,22 @@ package final class AESGCMCipher: @unchecked Sendable {
             let base = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
             var written: Int32 = 0
             if length > 0 {
-                guard EVP_DecryptUpdate(handle, base, &written, OpenSSL.bytes(sealed), Int32(length)) == 1 else {
+                guard COpenSSL_EVP_DecryptUpdate(handle, base, &written, OpenSSL.bytes(sealed), Int32(length)) == 1 else {
                     throw OpenSSL.failure("EVP_DecryptUpdate")
                 }
             }
             let tag = UnsafeMutableRawPointer(mutating: sealed.baseAddress! + length)
-            guard EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), tag) == 1 else {
+            guard COpenSSL_EVP_CIPHER_CTX_ctrl(handle, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagLength), tag) == 1 else {
                 throw OpenSSL.failure("EVP_CTRL_GCM_SET_TAG")
             }
             // GCM writes nothing at the end; an empty plaintext has no buffer to point into.
             var scratch: UInt8 = 0
             var final: Int32 = 0
             let authenticated = withUnsafeMutablePointer(to: &scratch) { fallback in
-                EVP_DecryptFinal_ex(handle, base.map { $0 + Int(written) } ?? fallback, &final) == 1
+                COpenSSL_EVP_DecryptFinal_ex(handle, base.map { $0 + Int(written) } ?? fallback, &final) == 1
             }
             guard authenticated else {
-                ERR_clear_error()
+                COpenSSL_ERR_clear_error()
                 throw OpenSSLError(.authenticationFailed, "authentication tag mismatch")
             }
         }
@@ -196,13 +196,13 @@ package final class AESGCMCipher: @unchecked Sendable {
         }
         let direction: Int32 = encrypting ? 1 : 0
         // A keyed context takes a new nonce without its key schedule being set up again.
-        guard EVP_CipherInit_ex(handle, nil, nil, nil, OpenSSL.bytes(nonce), direction) == 1 else {
+        guard COpenSSL_EVP_CipherInit_ex(handle, nil, nil, nil, OpenSSL.bytes(nonce), direction) == 1 else {
             throw OpenSSL.failure("EVP_CipherInit_ex")
         }
         guard aad.count > 0 else { return }
         var written: Int32 = 0
-        guard EVP_CipherUpdate(handle, nil, &written, OpenSSL.bytes(aad), Int32(aad.count)) == 1 else {
-            throw OpenSSL.failure("EVP_CipherUpdate(aad)")
+        guard COpenSSL_EVP_CipherUpdate(handle, nil, &written, OpenSSL.bytes(aad), Int32(aad.count)) == 1 else {
+            throw OpenSSL.failure("COpenSSL_EVP_CipherUpdate(aad)")
         }
     }
 

@@ -13,7 +13,7 @@ package final class EVPKey: @unchecked Sendable {
     }
 
     deinit {
-        EVP_PKEY_free(pointer)
+        COpenSSL_EVP_PKEY_free(pointer)
     }
 
     /// Adopts a key an OpenSSL call returned, or throws when it returned NULL.
@@ -21,7 +21,7 @@ package final class EVPKey: @unchecked Sendable {
         _ pointer: OpaquePointer?, _ call: String, _ kind: OpenSSLError.Kind = .malformedInput
     ) throws -> EVPKey {
         guard let pointer else {
-            ERR_clear_error()
+            COpenSSL_ERR_clear_error()
             throw OpenSSLError(kind, "\(call) failed")
         }
         return EVPKey(owning: pointer)
@@ -31,25 +31,25 @@ package final class EVPKey: @unchecked Sendable {
 
     /// A new RSA key of `bits` bits with public exponent 65537.
     package static func generateRSA(bits: Int) throws -> EVPKey {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
-            throw OpenSSL.failure("EVP_PKEY_keygen_init(RSA)")
+        guard let context = COpenSSL_EVP_PKEY_CTX_new_id(EVP_PKEY_RSA, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
+        defer { COpenSSL_EVP_PKEY_CTX_free(context) }
+        guard COpenSSL_EVP_PKEY_keygen_init(context) == 1, COpenSSL_EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
+            throw OpenSSL.failure("COpenSSL_EVP_PKEY_keygen_init(RSA)")
         }
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("EVP_PKEY_keygen(RSA)") }
+        guard COpenSSL_EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("COpenSSL_EVP_PKEY_keygen(RSA)") }
         return try adopt(key, "EVP_PKEY_keygen", .internalFailure)
     }
 
     /// A new EC key on the curve OpenSSL calls `group` ("prime256v1").
     package static func generateEC(group: String) throws -> EVPKey {
-        guard let context = EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, group) == 1 else {
-            throw OpenSSL.failure("EVP_PKEY_keygen_init(EC)")
+        guard let context = COpenSSL_EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nil) else { throw OpenSSL.failure("EVP_PKEY_CTX_new_id") }
+        defer { COpenSSL_EVP_PKEY_CTX_free(context) }
+        guard COpenSSL_EVP_PKEY_keygen_init(context) == 1, COpenSSL_EVP_PKEY_CTX_set_group_name(context, group) == 1 else {
+            throw OpenSSL.failure("COpenSSL_EVP_PKEY_keygen_init(EC)")
         }
         var key: OpaquePointer?
-        guard EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("EVP_PKEY_keygen(EC)") }
+        guard COpenSSL_EVP_PKEY_keygen(context, &key) == 1 else { throw OpenSSL.failure("COpenSSL_EVP_PKEY_keygen(EC)") }
         return try adopt(key, "EVP_PKEY_keygen", .internalFailure)
     }
 
@@ -67,7 +67,7 @@ package final class EVPKey: @unchecked Sendable {
         var point = [UInt8](repeating: 0, count: 160)
         let length = COpenSSL_ECPublicPoint(group, OpenSSL.bytes(scalar), scalar.count, &point, point.count)
         guard length > 0 else {
-            ERR_clear_error()
+            COpenSSL_ERR_clear_error()
             throw OpenSSLError(.malformedInput, "EC private scalar is not valid")
         }
         return try point.prefix(length).withUnsafeBytes { try ec(group: group, point: $0, scalar: scalar) }
@@ -76,7 +76,7 @@ package final class EVPKey: @unchecked Sendable {
     /// An RSA public key from PKCS#1 `RSAPublicKey` DER.
     package static func rsaPublic(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
-        let key = d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, der.count)
+        let key = COpenSSL_d2i_PublicKey(EVP_PKEY_RSA, nil, &cursor, der.count)
         let parsed = try adopt(key, "RSA public key import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
             throw OpenSSLError(.malformedInput, "RSA public key import: trailing bytes")
@@ -87,7 +87,7 @@ package final class EVPKey: @unchecked Sendable {
     /// An RSA private key from PKCS#1 `RSAPrivateKey` DER.
     package static func rsaPrivate(pkcs1 der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
-        let key = d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, der.count)
+        let key = COpenSSL_d2i_PrivateKey(EVP_PKEY_RSA, nil, &cursor, der.count)
         let parsed = try adopt(key, "RSA private key import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
             throw OpenSSLError(.malformedInput, "RSA private key import: trailing bytes")
@@ -98,7 +98,7 @@ package final class EVPKey: @unchecked Sendable {
     /// A public key from X.509 `SubjectPublicKeyInfo` DER.
     package static func subjectPublicKeyInfo(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
-        let key = d2i_PUBKEY(nil, &cursor, der.count)
+        let key = COpenSSL_d2i_PUBKEY(nil, &cursor, der.count)
         let parsed = try adopt(key, "SubjectPublicKeyInfo import")
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
             throw OpenSSLError(.malformedInput, "SubjectPublicKeyInfo import: trailing bytes")
@@ -109,27 +109,27 @@ package final class EVPKey: @unchecked Sendable {
     /// A private key from DER: PKCS#8 `PrivateKeyInfo` or a traditional RSA/EC structure.
     package static func privateKeyDER(_ der: UnsafeRawBufferPointer) throws -> EVPKey {
         var cursor = OpenSSL.bytes(der)
-        return try adopt(d2i_AutoPrivateKey(nil, &cursor, der.count), "private key import")
+        return try adopt(COpenSSL_d2i_AutoPrivateKey(nil, &cursor, der.count), "private key import")
     }
 
     /// A private key from PEM (PKCS#8, encrypted PKCS#8 with `passphrase`, or traditional).
     package static func privateKeyPEM(_ pem: UnsafeRawBufferPointer, passphrase: String?) throws -> EVPKey {
         let bio = try MemoryBIO(pem)
         let key: OpaquePointer? = (passphrase ?? "").withCString { phrase in
-            PEM_read_bio_PrivateKey(bio.pointer, nil, nil, UnsafeMutableRawPointer(mutating: phrase))
+            COpenSSL_PEM_read_bio_PrivateKey(bio.pointer, nil, nil, UnsafeMutableRawPointer(mutating: phrase))
         }
         return try adopt(key, "PEM private key import")
     }
 
     /// A public key from PEM (`PUBLIC KEY`).
     package static func publicKeyPEM(_ pem: UnsafeRawBufferPointer) throws -> EVPKey {
-        try adopt(PEM_read_bio_PUBKEY(try MemoryBIO(pem).pointer, nil, nil, nil), "PEM public key import")
+        try adopt(COpenSSL_PEM_read_bio_PUBKEY(try MemoryBIO(pem).pointer, nil, nil, nil), "PEM public key import")
     }
 
     // MARK: - Facts
 
     /// `EVP_PKEY_RSA` or `EVP_PKEY_EC`.
-    package var baseID: Int32 { EVP_PKEY_get_base_id(pointer) }
+    package var baseID: Int32 { COpenSSL_EVP_PKEY_get_base_id(pointer) }
 
     /// Whether this is an RSA key.
     package var isRSA: Bool { baseID == EVP_PKEY_RSA }
@@ -138,17 +138,17 @@ package final class EVPKey: @unchecked Sendable {
     package var isEC: Bool { baseID == EVP_PKEY_EC }
 
     /// The key size in bits (RSA modulus bits; EC field bits).
-    package var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
+    package var bits: Int { Int(COpenSSL_EVP_PKEY_get_bits(pointer)) }
 
     /// The maximum output size of one operation (RSA: modulus bytes).
-    package var size: Int { Int(EVP_PKEY_get_size(pointer)) }
+    package var size: Int { Int(COpenSSL_EVP_PKEY_get_size(pointer)) }
 
     /// The EC group's name ("prime256v1"), or nil for RSA.
     package var groupName: String? {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
-        guard EVP_PKEY_get_utf8_string_param(pointer, "group", &buffer, buffer.count, &length) == 1 else {
-            ERR_clear_error()
+        guard COpenSSL_EVP_PKEY_get_utf8_string_param(pointer, "group", &buffer, buffer.count, &length) == 1 else {
+            COpenSSL_ERR_clear_error()
             return nil
         }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -159,11 +159,11 @@ package final class EVPKey: @unchecked Sendable {
         // An RSA key has "d", an EC key "priv"; both are absent from public keys.
         var scalar: OpaquePointer?
         let name = baseID == EVP_PKEY_RSA ? "d" : "priv"
-        guard EVP_PKEY_get_bn_param(pointer, name, &scalar) == 1 else {
-            ERR_clear_error()
+        guard COpenSSL_EVP_PKEY_get_bn_param(pointer, name, &scalar) == 1 else {
+            COpenSSL_ERR_clear_error()
             return false
         }
-        BN_clear_free(scalar)
+        COpenSSL_BN_clear_free(scalar)
         return true
     }
 
@@ -172,12 +172,12 @@ package final class EVPKey: @unchecked Sendable {
     /// The EC public point, uncompressed (`04 ‖ X ‖ Y`).
     package func ecPoint() throws -> Data {
         var length = 0
-        guard EVP_PKEY_get_octet_string_param(pointer, "encoded-pub-key", nil, 0, &length) == 1 else {
+        guard COpenSSL_EVP_PKEY_get_octet_string_param(pointer, "encoded-pub-key", nil, 0, &length) == 1 else {
             throw OpenSSL.failure("EVP_PKEY_get_octet_string_param")
         }
         var data = Data(count: length)
         let ok = data.withUnsafeMutableBytes { out in
-            EVP_PKEY_get_octet_string_param(
+            COpenSSL_EVP_PKEY_get_octet_string_param(
                 pointer, "encoded-pub-key", out.baseAddress?.assumingMemoryBound(to: UInt8.self), length, &length) == 1
         }
         guard ok else { throw OpenSSL.failure("EVP_PKEY_get_octet_string_param") }
@@ -195,19 +195,19 @@ package final class EVPKey: @unchecked Sendable {
 
     /// PKCS#1 `RSAPublicKey` DER of an RSA key.
     package func rsaPublicPKCS1() throws -> Data {
-        try encode("i2d_PublicKey") { i2d_PublicKey(pointer, $0) }
+        try encode("i2d_PublicKey") { COpenSSL_i2d_PublicKey(pointer, $0) }
     }
 
     /// PKCS#1 `RSAPrivateKey` DER of an RSA private key, in a buffer zeroed on release.
     package func rsaPrivatePKCS1() throws -> SecureBytes {
-        var data = try encode("i2d_PrivateKey") { i2d_PrivateKey(pointer, $0) }
+        var data = try encode("i2d_PrivateKey") { COpenSSL_i2d_PrivateKey(pointer, $0) }
         defer { data.wipe() }
         return SecureBytes(copying: data)
     }
 
     /// X.509 `SubjectPublicKeyInfo` DER.
     package func subjectPublicKeyInfo() throws -> Data {
-        try encode("i2d_PUBKEY") { i2d_PUBKEY(pointer, $0) }
+        try encode("i2d_PUBKEY") { COpenSSL_i2d_PUBKEY(pointer, $0) }
     }
 
     /// PEM `PRIVATE KEY` (PKCS#8), encrypted with AES-256-CBC when `passphrase` is given.
@@ -216,11 +216,11 @@ package final class EVPKey: @unchecked Sendable {
         let ok: Bool
         if let passphrase {
             ok = passphrase.withCString { phrase in
-                PEM_write_bio_PKCS8PrivateKey(
-                    bio.pointer, pointer, EVP_aes_256_cbc(), phrase, Int32(strlen(phrase)), nil, nil) == 1
+                COpenSSL_PEM_write_bio_PKCS8PrivateKey(
+                    bio.pointer, pointer, COpenSSL_EVP_aes_256_cbc(), phrase, Int32(strlen(phrase)), nil, nil) == 1
             }
         } else {
-            ok = PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1
+            ok = COpenSSL_PEM_write_bio_PKCS8PrivateKey(bio.pointer, pointer, nil, nil, 0, nil, nil) == 1
         }
         guard ok else { throw OpenSSL.failure("PEM_write_bio_PKCS8PrivateKey") }
         return bio.secureContents()
@@ -229,7 +229,7 @@ package final class EVPKey: @unchecked Sendable {
     /// PEM `PUBLIC KEY` (SubjectPublicKeyInfo).
     package func publicKeyPEM() throws -> Data {
         let bio = try MemoryBIO()
-        guard PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else { throw OpenSSL.failure("PEM_write_bio_PUBKEY") }
+        guard COpenSSL_PEM_write_bio_PUBKEY(bio.pointer, pointer) == 1 else { throw OpenSSL.failure("PEM_write_bio_PUBKEY") }
         return bio.contents()
     }
 
@@ -254,7 +254,7 @@ package final class MemoryBIO {
 
     /// An empty, writable memory BIO from OpenSSL's secure heap (cleared when freed).
     package init() throws {
-        guard let bio = BIO_new(BIO_s_secmem()) else { throw OpenSSL.failure("BIO_new") }
+        guard let bio = COpenSSL_BIO_new(COpenSSL_BIO_s_secmem()) else { throw OpenSSL.failure("BIO_new") }
         pointer = bio
     }
 
@@ -262,14 +262,14 @@ package final class MemoryBIO {
     package convenience init(_ bytes: UnsafeRawBufferPointer) throws {
         try self.init()
         if bytes.count > 0 {
-            guard BIO_write(pointer, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else {
+            guard COpenSSL_BIO_write(pointer, bytes.baseAddress, Int32(bytes.count)) == Int32(bytes.count) else {
                 throw OpenSSL.failure("BIO_write")
             }
         }
     }
 
     deinit {
-        BIO_free(pointer)
+        COpenSSL_BIO_free(pointer)
     }
 
     /// What has been written so far.

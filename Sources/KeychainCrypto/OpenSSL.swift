@@ -5,15 +5,16 @@ import Foundation
 /// into `OpenSSLError`; OpenSSL's error queue is drained so that one failure never leaks into the
 /// next call's diagnostics.
 package enum OpenSSL {
-    /// Zeroes `count` bytes at `pointer` with `OPENSSL_cleanse`.
+    /// Zeroes `count` bytes at `pointer` so that the compiler cannot drop the stores (as
+    /// `OPENSSL_cleanse` does, without loading libcrypto).
     package static func cleanse(_ pointer: UnsafeMutableRawPointer, _ count: Int) {
-        OPENSSL_cleanse(pointer, count)
+        COpenSSL_cleanse(pointer, count)
     }
 
     /// Fills `buffer` from OpenSSL's CSPRNG.
     package static func randomBytes(_ buffer: UnsafeMutableRawBufferPointer) throws {
         guard buffer.count > 0 else { return }
-        guard RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
+        guard COpenSSL_RAND_bytes(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1 else {
             throw failure("RAND_bytes")
         }
     }
@@ -79,9 +80,9 @@ package enum OpenSSL {
     ) throws -> SecureBytes {
         precondition(iterations > 0 && iterations <= Int(Int32.max) && length > 0)
         return try SecureBytes(count: length) { out in
-            let status = PKCS5_PBKDF2_HMAC(
+            let status = COpenSSL_PKCS5_PBKDF2_HMAC(
                 password.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(password.count),
-                bytes(salt), Int32(salt.count), Int32(iterations), EVP_sha256(), Int32(length),
+                bytes(salt), Int32(salt.count), Int32(iterations), COpenSSL_EVP_sha256(), Int32(length),
                 out.baseAddress!.assumingMemoryBound(to: UInt8.self))
             guard status == 1 else { throw failure("PKCS5_PBKDF2_HMAC") }
         }
@@ -96,7 +97,7 @@ package enum OpenSSL {
         let n = UInt64(1) << UInt64(log2N)
         let memory = 128 * UInt64(r) * (n + UInt64(p) + 2)
         return try SecureBytes(count: length) { out in
-            let status = EVP_PBE_scrypt(
+            let status = COpenSSL_EVP_PBE_scrypt(
                 password.baseAddress?.assumingMemoryBound(to: CChar.self), password.count,
                 bytes(salt), salt.count, n, UInt64(r), UInt64(p), memory + 1024 * 1024,
                 out.baseAddress!.assumingMemoryBound(to: UInt8.self), length)
@@ -108,7 +109,7 @@ package enum OpenSSL {
     package static func constantTimeEqual(_ left: UnsafeRawBufferPointer, _ right: UnsafeRawBufferPointer) -> Bool {
         guard left.count == right.count else { return false }
         guard left.count > 0 else { return true }
-        return CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
+        return COpenSSL_CRYPTO_memcmp(left.baseAddress, right.baseAddress, left.count) == 0
     }
 
     /// A message digest by OpenSSL name ("SHA1", "SHA256").
@@ -119,11 +120,11 @@ package enum OpenSSL {
         case "SHA256": return try shortDigest(bits: 256, length: 32, message)
         default: break
         }
-        guard let md = EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }
+        guard let md = COpenSSL_EVP_get_digestbyname(name) else { throw failure("EVP_get_digestbyname") }
         var output = Data(count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let ok = output.withUnsafeMutableBytes { out in
-            EVP_Digest(
+            COpenSSL_EVP_Digest(
                 message.baseAddress, message.count, out.baseAddress!.assumingMemoryBound(to: UInt8.self),
                 &length, md, nil) == 1
         }
@@ -148,7 +149,7 @@ package enum OpenSSL {
     /// Drains OpenSSL's error queue into an internal failure naming the failed call.
     package static func failure(_ call: String) -> OpenSSLError {
         var codes: [UInt] = []
-        while case let code = ERR_get_error(), code != 0 {
+        while case let code = COpenSSL_ERR_get_error(), code != 0 {
             codes.append(code)
         }
         return OpenSSLError(.internalFailure, "\(call) failed", codes: codes)

@@ -15,9 +15,9 @@ package enum OpenSSLProviders {
     package static func loadLegacy() -> Bool {
         loaded.withLock { state in
             if let state { return state }
-            let hasDefault = OSSL_PROVIDER_load(nil, "default") != nil
-            let hasLegacy = OSSL_PROVIDER_load(nil, "legacy") != nil
-            ERR_clear_error()
+            let hasDefault = COpenSSL_OSSL_PROVIDER_load(nil, "default") != nil
+            let hasLegacy = COpenSSL_OSSL_PROVIDER_load(nil, "legacy") != nil
+            COpenSSL_ERR_clear_error()
             state = hasDefault && hasLegacy
             return hasDefault && hasLegacy
         }
@@ -27,9 +27,11 @@ package enum OpenSSLProviders {
     /// legacy algorithm names unless `legacyNames` (its PKCS#12, PEM and by-name digest look-ups
     /// need the table; AES-GCM, the DRBG and PBKDF2 do not). It changes the whole process's
     /// OpenSSL, so only a program that owns its process calls it, before anything uses OpenSSL.
+    /// The initialisation happens when libcrypto is first loaded: a process that never needs
+    /// cryptography (a client of keychaind) never loads it.
     package static func initializeWithoutSystemConfiguration(legacyNames: Bool) {
         var options = UInt64(OPENSSL_INIT_NO_LOAD_CONFIG)
         if !legacyNames { options |= UInt64(OPENSSL_INIT_NO_ADD_ALL_CIPHERS | OPENSSL_INIT_NO_ADD_ALL_DIGESTS) }
-        _ = OPENSSL_init_crypto(options, nil)
+        COpenSSL_initializeOnLoad(options)
     }
 }

@@ -25,15 +25,15 @@ package final class PKCS12Archive {
     package init(der: UnsafeRawBufferPointer) throws {
         guard der.count > 0 else { throw OpenSSLError(.malformedInput, "empty PKCS#12 data") }
         var cursor = OpenSSL.bytes(der)
-        guard let archive = d2i_PKCS12(nil, &cursor, der.count) else {
-            ERR_clear_error()
+        guard let archive = COpenSSL_d2i_PKCS12(nil, &cursor, der.count) else {
+            COpenSSL_ERR_clear_error()
             throw OpenSSLError(.malformedInput, "not a PKCS#12 file")
         }
         pointer = archive
     }
 
     deinit {
-        PKCS12_free(pointer)
+        COpenSSL_PKCS12_free(pointer)
     }
 
     /// Checks the password and decrypts the contents.
@@ -45,12 +45,12 @@ package final class PKCS12Archive {
         // An empty password may have been encoded as an empty string or as none at all.
         let candidates: [String?] = password.isEmpty ? ["", nil] : [password]
         var chosen: String??
-        if PKCS12_mac_present(pointer) == 1 {
+        if COpenSSL_PKCS12_mac_present(pointer) == 1 {
             for candidate in candidates where verifyMAC(candidate) {
                 chosen = .some(candidate)
                 break
             }
-            ERR_clear_error()
+            COpenSSL_ERR_clear_error()
             guard let chosen else { throw OpenSSLError(.wrongPassword, "the PKCS#12 password is not correct") }
             return try parse(password: chosen)
         }
@@ -62,8 +62,8 @@ package final class PKCS12Archive {
     }
 
     private func verifyMAC(_ password: String?) -> Bool {
-        guard let password else { return PKCS12_verify_mac(pointer, nil, 0) == 1 }
-        return password.withCString { PKCS12_verify_mac(pointer, $0, Int32(strlen($0))) == 1 }
+        guard let password else { return COpenSSL_PKCS12_verify_mac(pointer, nil, 0) == 1 }
+        return password.withCString { COpenSSL_PKCS12_verify_mac(pointer, $0, Int32(strlen($0))) == 1 }
     }
 
     private func parse(password: String?) throws -> Contents {
@@ -72,13 +72,13 @@ package final class PKCS12Archive {
         var others: OpaquePointer?
         let ok: Bool
         if let password {
-            ok = password.withCString { PKCS12_parse(pointer, $0, &key, &certificate, &others) == 1 }
+            ok = password.withCString { COpenSSL_PKCS12_parse(pointer, $0, &key, &certificate, &others) == 1 }
         } else {
-            ok = PKCS12_parse(pointer, nil, &key, &certificate, &others) == 1
+            ok = COpenSSL_PKCS12_parse(pointer, nil, &key, &certificate, &others) == 1
         }
         defer { COpenSSL_X509StackFree(others) }
         guard ok else {
-            ERR_clear_error()
+            COpenSSL_ERR_clear_error()
             throw OpenSSLError(.malformedInput, "the PKCS#12 contents could not be decrypted or parsed")
         }
         var contents = Contents(
@@ -86,12 +86,12 @@ package final class PKCS12Archive {
             certificate: nil, chain: X509Certificate.certificates(of: others))
         if let certificate {
             let leaf = X509Certificate(retaining: certificate)
-            X509_free(certificate)
+            COpenSSL_X509_free(certificate)
             var length: Int32 = 0
-            if let alias = X509_alias_get0(leaf.pointer, &length), length > 0 {
+            if let alias = COpenSSL_X509_alias_get0(leaf.pointer, &length), length > 0 {
                 contents.friendlyName = String(decoding: UnsafeBufferPointer(start: alias, count: Int(length)), as: UTF8.self)
             }
-            if let keyID = X509_keyid_get0(leaf.pointer, &length), length > 0 {
+            if let keyID = COpenSSL_X509_keyid_get0(leaf.pointer, &length), length > 0 {
                 contents.localKeyID = Data(bytes: keyID, count: Int(length))
             }
             contents.certificate = leaf
@@ -107,25 +107,25 @@ package final class PKCS12Archive {
         guard let stack = COpenSSL_X509StackNew() else { throw OpenSSL.failure("sk_X509_new_null") }
         defer { COpenSSL_X509StackFree(stack) }
         for member in chain {
-            X509_up_ref(member.pointer)
-            if COpenSSL_X509StackPush(stack, member.pointer) == 0 { X509_free(member.pointer) }
+            COpenSSL_X509_up_ref(member.pointer)
+            if COpenSSL_X509StackPush(stack, member.pointer) == 0 { COpenSSL_X509_free(member.pointer) }
         }
         let archive: OpaquePointer? = password.withCString { phrase in
             if let friendlyName {
                 return friendlyName.withCString { name in
-                    PKCS12_create(phrase, name, key?.pointer, certificate?.pointer, stack, 0, 0, 0, 0, 0)
+                    COpenSSL_PKCS12_create(phrase, name, key?.pointer, certificate?.pointer, stack, 0, 0, 0, 0, 0)
                 }
             }
-            return PKCS12_create(phrase, nil, key?.pointer, certificate?.pointer, stack, 0, 0, 0, 0, 0)
+            return COpenSSL_PKCS12_create(phrase, nil, key?.pointer, certificate?.pointer, stack, 0, 0, 0, 0, 0)
         }
         guard let archive else { throw OpenSSL.failure("PKCS12_create") }
-        defer { PKCS12_free(archive) }
-        let length = i2d_PKCS12(archive, nil)
+        defer { COpenSSL_PKCS12_free(archive) }
+        let length = COpenSSL_i2d_PKCS12(archive, nil)
         guard length > 0 else { throw OpenSSL.failure("i2d_PKCS12") }
         var data = Data(count: Int(length))
         data.withUnsafeMutableBytes { buffer in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            _ = i2d_PKCS12(archive, &cursor)
+            _ = COpenSSL_i2d_PKCS12(archive, &cursor)
         }
         return data
     }

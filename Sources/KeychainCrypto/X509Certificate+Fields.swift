@@ -5,39 +5,39 @@ import Foundation
 /// parse: every value a `Certificate` exposes comes from here, so the certificate is parsed once.
 extension X509Certificate {
     /// The version field: 0 for v1, 2 for v3 (0 when absent, its default).
-    package var version: Int { Int(X509_get_version(pointer)) }
+    package var version: Int { Int(COpenSSL_X509_get_version(pointer)) }
 
     /// The serial number as the content octets of its DER INTEGER (big-endian two's complement,
     /// with the leading zero a positive number whose top bit is set needs).
     package func serialNumber() throws -> Data {
-        guard let serial = X509_get0_serialNumber(pointer) else { throw OpenSSLError(.malformedInput, "no serial number") }
-        let encoded = try Self.encoding("i2d_ASN1_INTEGER") { i2d_ASN1_INTEGER(serial, $0) }
+        guard let serial = COpenSSL_X509_get0_serialNumber(pointer) else { throw OpenSSLError(.malformedInput, "no serial number") }
+        let encoded = try Self.encoding("i2d_ASN1_INTEGER") { COpenSSL_i2d_ASN1_INTEGER(serial, $0) }
         return try Self.contentOctets(of: encoded)
     }
 
     /// The issuer `Name`, DER-encoded as it appears in the certificate.
     package func issuerName() throws -> Data {
-        guard let name = X509_get_issuer_name(pointer) else { throw OpenSSLError(.malformedInput, "no issuer") }
-        return try Self.encoding("i2d_X509_NAME") { i2d_X509_NAME(name, $0) }
+        guard let name = COpenSSL_X509_get_issuer_name(pointer) else { throw OpenSSLError(.malformedInput, "no issuer") }
+        return try Self.encoding("i2d_X509_NAME") { COpenSSL_i2d_X509_NAME(name, $0) }
     }
 
     /// The subject `Name`, DER-encoded as it appears in the certificate.
     package func subjectName() throws -> Data {
-        guard let name = X509_get_subject_name(pointer) else { throw OpenSSLError(.malformedInput, "no subject") }
-        return try Self.encoding("i2d_X509_NAME") { i2d_X509_NAME(name, $0) }
+        guard let name = COpenSSL_X509_get_subject_name(pointer) else { throw OpenSSLError(.malformedInput, "no subject") }
+        return try Self.encoding("i2d_X509_NAME") { COpenSSL_i2d_X509_NAME(name, $0) }
     }
 
     /// The subjectPublicKey BIT STRING's bits (without its unused-bits octet).
     package func subjectPublicKeyBits() throws -> Data {
-        guard let bits = X509_get0_pubkey_bitstr(pointer) else { throw OpenSSLError(.malformedInput, "no subject public key") }
+        guard let bits = COpenSSL_X509_get0_pubkey_bitstr(pointer) else { throw OpenSSLError(.malformedInput, "no subject public key") }
         return Self.data(of: bits)
     }
 
     /// The values (the extnValue octets) of the extensions of type `nid`, in certificate order.
     package func extensionValues(_ nid: Int32) -> [Data] {
-        (0..<X509_get_ext_count(pointer)).compactMap { index in
-            guard let item = X509_get_ext(pointer, index), OBJ_obj2nid(X509_EXTENSION_get_object(item)) == nid,
-                let value = X509_EXTENSION_get_data(item)
+        (0..<COpenSSL_X509_get_ext_count(pointer)).compactMap { index in
+            guard let item = COpenSSL_X509_get_ext(pointer, index), COpenSSL_OBJ_obj2nid(COpenSSL_X509_EXTENSION_get_object(item)) == nid,
+                let value = COpenSSL_X509_EXTENSION_get_data(item)
             else { return nil }
             return Self.data(of: value)
         }
@@ -54,11 +54,11 @@ extension X509Certificate {
     package static func keyIdentifier(_ value: Data) throws -> Data {
         try value.withUnsafeBytes { bytes in
             var cursor = OpenSSL.bytes(bytes)
-            guard let identifier = d2i_ASN1_OCTET_STRING(nil, &cursor, bytes.count) else {
-                ERR_clear_error()
+            guard let identifier = COpenSSL_d2i_ASN1_OCTET_STRING(nil, &cursor, bytes.count) else {
+                COpenSSL_ERR_clear_error()
                 throw OpenSSLError(.malformedInput, "malformed subject key identifier")
             }
-            defer { ASN1_OCTET_STRING_free(identifier) }
+            defer { COpenSSL_ASN1_OCTET_STRING_free(identifier) }
             guard cursor == OpenSSL.bytes(bytes).map({ $0 + bytes.count }) else {
                 throw OpenSSLError(.malformedInput, "trailing bytes after the subject key identifier")
             }
@@ -73,11 +73,11 @@ extension X509Certificate {
     package static func alternativeNames(_ value: Data) throws -> (emailAddresses: [String], dnsNames: [String]) {
         try value.withUnsafeBytes { bytes in
             var cursor = OpenSSL.bytes(bytes)
-            guard let names = d2i_GENERAL_NAMES(nil, &cursor, bytes.count) else {
-                ERR_clear_error()
+            guard let names = COpenSSL_d2i_GENERAL_NAMES(nil, &cursor, bytes.count) else {
+                COpenSSL_ERR_clear_error()
                 throw OpenSSLError(.malformedInput, "malformed subject alternative name")
             }
-            defer { GENERAL_NAMES_free(names) }
+            defer { COpenSSL_GENERAL_NAMES_free(names) }
             guard cursor == OpenSSL.bytes(bytes).map({ $0 + bytes.count }) else {
                 throw OpenSSLError(.malformedInput, "trailing bytes after the subject alternative name")
             }
@@ -97,8 +97,8 @@ extension X509Certificate {
 
     /// The bytes of an `ASN1_STRING` (OCTET STRING, BIT STRING, IA5String, …).
     private static func data(of string: UnsafePointer<ASN1_STRING>) -> Data {
-        let length = Int(ASN1_STRING_length(string))
-        guard length > 0, let bytes = ASN1_STRING_get0_data(string) else { return Data() }
+        let length = Int(COpenSSL_ASN1_STRING_length(string))
+        guard length > 0, let bytes = COpenSSL_ASN1_STRING_get0_data(string) else { return Data() }
         return Data(bytes: bytes, count: length)
     }
 
@@ -124,10 +124,10 @@ extension X509Certificate {
             var length = 0
             var tag: Int32 = 0
             var tagClass: Int32 = 0
-            guard ASN1_get_object(&cursor, &length, &tag, &tagClass, bytes.count) & 0x80 == 0, let cursor,
+            guard COpenSSL_ASN1_get_object(&cursor, &length, &tag, &tagClass, bytes.count) & 0x80 == 0, let cursor,
                 let start = OpenSSL.bytes(bytes), cursor - start + length == bytes.count
             else {
-                ERR_clear_error()
+                COpenSSL_ERR_clear_error()
                 throw OpenSSLError(.malformedInput, "malformed DER element")
             }
             return Data(bytes: cursor, count: length)

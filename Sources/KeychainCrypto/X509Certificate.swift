@@ -15,12 +15,12 @@ package final class X509Certificate: @unchecked Sendable {
 
     /// Takes a reference of a certificate OpenSSL keeps owning (for example one of a stack).
     package init(retaining pointer: OpaquePointer) {
-        X509_up_ref(pointer)
+        COpenSSL_X509_up_ref(pointer)
         self.pointer = pointer
     }
 
     deinit {
-        X509_free(pointer)
+        COpenSSL_X509_free(pointer)
     }
 
     /// Parses DER; the input must be exactly one certificate.
@@ -29,12 +29,12 @@ package final class X509Certificate: @unchecked Sendable {
     package init(der: UnsafeRawBufferPointer) throws {
         guard der.count > 0 else { throw OpenSSLError(.malformedInput, "empty certificate") }
         var cursor = OpenSSL.bytes(der)
-        guard let certificate = d2i_X509(nil, &cursor, der.count) else {
-            ERR_clear_error()
+        guard let certificate = COpenSSL_d2i_X509(nil, &cursor, der.count) else {
+            COpenSSL_ERR_clear_error()
             throw OpenSSLError(.malformedInput, "not a DER X.509 certificate")
         }
         guard cursor == OpenSSL.bytes(der).map({ $0 + der.count }) else {
-            X509_free(certificate)
+            COpenSSL_X509_free(certificate)
             throw OpenSSLError(.malformedInput, "trailing bytes after the certificate")
         }
         pointer = certificate
@@ -42,25 +42,25 @@ package final class X509Certificate: @unchecked Sendable {
 
     /// The certificate's DER encoding.
     package func der() throws -> Data {
-        let length = i2d_X509(pointer, nil)
+        let length = COpenSSL_i2d_X509(pointer, nil)
         guard length > 0 else { throw OpenSSL.failure("i2d_X509") }
         var data = Data(count: Int(length))
         data.withUnsafeMutableBytes { buffer in
             var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            _ = i2d_X509(pointer, &cursor)
+            _ = COpenSSL_i2d_X509(pointer, &cursor)
         }
         return data
     }
 
     /// The subject public key.
     package func publicKey() throws -> EVPKey {
-        try EVPKey.adopt(X509_get_pubkey(pointer), "X509_get_pubkey", .malformedInput)
+        try EVPKey.adopt(COpenSSL_X509_get_pubkey(pointer), "X509_get_pubkey", .malformedInput)
     }
 
     /// Whether `key` is the private key of this certificate's public key.
     package func matches(privateKey key: EVPKey) -> Bool {
-        let result = X509_check_private_key(pointer, key.pointer) == 1
-        ERR_clear_error()
+        let result = COpenSSL_X509_check_private_key(pointer, key.pointer) == 1
+        COpenSSL_ERR_clear_error()
         return result
     }
 
@@ -69,21 +69,21 @@ package final class X509Certificate: @unchecked Sendable {
     ///
     /// - Returns: nil when trusted, or OpenSSL's `X509_V_ERR_…` code.
     package func verificationError(intermediates: [X509Certificate]) -> Int32? {
-        guard let store = X509_STORE_new() else { return X509_V_ERR_UNSPECIFIED }
-        defer { X509_STORE_free(store) }
-        X509_STORE_set_default_paths(store)
+        guard let store = COpenSSL_X509_STORE_new() else { return X509_V_ERR_UNSPECIFIED }
+        defer { COpenSSL_X509_STORE_free(store) }
+        COpenSSL_X509_STORE_set_default_paths(store)
         guard let chain = COpenSSL_X509StackNew() else { return X509_V_ERR_UNSPECIFIED }
         defer { COpenSSL_X509StackFree(chain) }
         for certificate in intermediates {
-            X509_up_ref(certificate.pointer)
-            if COpenSSL_X509StackPush(chain, certificate.pointer) == 0 { X509_free(certificate.pointer) }
+            COpenSSL_X509_up_ref(certificate.pointer)
+            if COpenSSL_X509StackPush(chain, certificate.pointer) == 0 { COpenSSL_X509_free(certificate.pointer) }
         }
-        guard let context = X509_STORE_CTX_new() else { return X509_V_ERR_UNSPECIFIED }
-        defer { X509_STORE_CTX_free(context) }
-        guard X509_STORE_CTX_init(context, store, pointer, chain) == 1 else { return X509_V_ERR_UNSPECIFIED }
-        let verified = X509_verify_cert(context) == 1
-        let error = X509_STORE_CTX_get_error(context)
-        ERR_clear_error()
+        guard let context = COpenSSL_X509_STORE_CTX_new() else { return X509_V_ERR_UNSPECIFIED }
+        defer { COpenSSL_X509_STORE_CTX_free(context) }
+        guard COpenSSL_X509_STORE_CTX_init(context, store, pointer, chain) == 1 else { return X509_V_ERR_UNSPECIFIED }
+        let verified = COpenSSL_X509_verify_cert(context) == 1
+        let error = COpenSSL_X509_STORE_CTX_get_error(context)
+        COpenSSL_ERR_clear_error()
         return verified ? nil : error
     }
 

@@ -20,20 +20,21 @@ import Testing
         let run = try tool.start(["find-generic-password", "-s", "nothing-here"], environment: ["LD_DEBUG": "files"]).finish()
         #expect(run.status == 44)
         let loaded = Self.loadedLibraries(run)
-        try #require(loaded.contains { $0.hasPrefix("libcrypto.so") }, "the loader's account was not read")
+        try #require(loaded.contains { $0.hasPrefix("libswiftCore.so") }, "the loader's account was not read")
         #expect(!loaded.contains { $0.hasPrefix("libpq.so") })
         #expect(!loaded.contains { $0.hasPrefix("libgssapi_krb5.so") || $0.hasPrefix("libldap") })
     }
 
-    @Test("SQLite is loaded by the process that opens the keychain: a client of keychaind never binds it, a command that opens its keychain itself does")
-    func sqliteIsLoadedOnlyWhereTheKeychainOpens() throws {
+    @Test("SQLite and libcrypto are loaded by the process that opens the keychain: a client of keychaind binds neither, a command that opens its keychain itself binds both")
+    func storageAndCryptoAreLoadedOnlyWhereTheKeychainOpens() throws {
         let add = try tool.start(["add-generic-password", "-a", "me", "-s", "loading", "-w", "secret"]).finish()
         try #require(add.status == 0, "\(add.error)")
         let find = try tool.start(["find-generic-password", "-a", "me", "-s", "loading", "-w"], environment: ["LD_DEBUG": "files"]).finish()
         #expect(find.output == "secret\n")
         let loaded = Self.loadedLibraries(find)
-        try #require(loaded.contains { $0.hasPrefix("libcrypto.so") }, "the loader's account was not read")
+        try #require(loaded.contains { $0.hasPrefix("libswiftCore.so") }, "the loader's account was not read")
         #expect(loaded.contains { $0.hasPrefix("libsqlite3.so") } == !SecurityBinary.throughDaemon)
+        #expect(loaded.contains { $0.hasPrefix("libcrypto.so") } == !SecurityBinary.throughDaemon)
         #expect(!loaded.contains { $0.hasPrefix("libtss2") })
     }
 
