@@ -86,6 +86,31 @@ struct HostileServerTests {
         #expect(try b.password("me", "mail") == "version-2")
     }
 
+    /// The server puts class keys wrapped by a TLK of its own choosing in place of the account's
+    /// (the originals are kept in `saved_keys`), so a device that took the server's TLK would find
+    /// keys that open under it, and raises the key epoch.
+    static func forgeClassKeys(_ server: SyncServer, account: UUID, topLevel: AccountKeys.Key) throws {
+        let forged = AccountKeys(
+            accountID: account, topLevel: topLevel,
+            classKeys: [AccountKeys.classA: AccountKeys.Key(id: UUID(), bytes: try SyncCrypto.newKey()),
+                        AccountKeys.classC: AccountKeys.Key(id: UUID(), bytes: try SyncCrypto.newKey())])
+        try server.admin.execute("CREATE TABLE saved_keys AS SELECT * FROM keychain_sync.sync_key")
+        try server.admin.execute("DELETE FROM keychain_sync.sync_key")
+        for name in [AccountKeys.classA, AccountKeys.classC] {
+            try server.admin.execute(
+                "INSERT INTO keychain_sync.sync_key (owner, key_id, key_class, parent_key_id, wrapped) VALUES ('alice', $1, $2, $3, $4)",
+                [.uuid(forged.classKeys[name]!.id), .text(name), .uuid(topLevel.id), .bytes(try forged.wrapClassKey(named: name))])
+        }
+        try server.admin.execute("UPDATE keychain_sync.account SET key_epoch = 2")
+    }
+
+    /// Puts the account's class keys and key epoch back.
+    static func restoreClassKeys(_ server: SyncServer) throws {
+        try server.admin.execute("DELETE FROM keychain_sync.sync_key")
+        try server.admin.execute("INSERT INTO keychain_sync.sync_key SELECT * FROM saved_keys")
+        try server.admin.execute("UPDATE keychain_sync.account SET key_epoch = 1")
+    }
+
     @Test("a device list forged by the server is refused and nothing on the device changes")
     func forgedDeviceListIsRefused() throws {
         let (server, a, b) = try Self.sharedSetup([("mail", "original")])
@@ -132,12 +157,14 @@ struct HostileServerTests {
         try server.admin.execute(
             "INSERT INTO keychain_sync.key_share (owner, receiver, sender, key_id, wrapped, signature) VALUES ('alice', $1, $2, $3, $4, $5)",
             [.uuid(UUID(uuidString: bID)!), .uuid(UUID(uuidString: aID)!), .uuid(topLevel.id), .bytes(share.wrapped), .bytes(share.signature)])
+        try Self.forgeClassKeys(server, account: account, topLevel: topLevel)
         let now = try b.run("sync", "now")
         #expect(now.status == 1)
         #expect(now.error.contains("refused a key share for this device that no device it trusts signed"))
         #expect(try b.password("me", "mail") == "original")
-        // Once the server drops it, B syncs with the keys it had.
+        // Once the server puts the account back, B syncs with the keys it had.
         try server.admin.execute("DELETE FROM keychain_sync.key_share")
+        try Self.restoreClassKeys(server)
         #expect(try a.run("add-generic-password", "-U", "-S", "-a", "me", "-s", "mail", "-w", "changed").status == 0)
         #expect(try a.run("sync", "now").status == 0)
         #expect(try b.run("sync", "now").status == 0)
@@ -162,13 +189,14 @@ struct HostileServerTests {
         let topLevel = AccountKeys.Key(id: UUID(), bytes: try SyncCrypto.newKey())
         let share = try KeyShare.seal(
             KeyShare.Contents(
-                epoch: 1, topLevel: topLevel,
+                epoch: 2, topLevel: topLevel,
                 members: [forger.deviceID: TrustedDevice(signing: signing, agreement: forgerAgreement),
                           UUID(uuidString: cID)!: TrustedDevice(signing: signing, agreement: agreement)],
                 approval: try JoinCode.approvalTag(
                     try SyncCrypto.newKey(), accountID: account, approver: forger.deviceID, approverSigning: signing,
                     joiner: UUID(uuidString: cID)!, keyID: topLevel.id)),
             accountID: account, sender: forger, receiver: UUID(uuidString: cID)!, receiverAgreement: agreement)
+        try Self.forgeClassKeys(server, account: account, topLevel: topLevel)
         try server.admin.execute(
             "INSERT INTO keychain_sync.key_share (owner, receiver, sender, key_id, wrapped, signature) VALUES ('alice', $1, $2, $3, $4, $5)",
             [.uuid(UUID(uuidString: cID)!), .uuid(forger.deviceID), .uuid(topLevel.id), .bytes(share.wrapped), .bytes(share.signature)])
