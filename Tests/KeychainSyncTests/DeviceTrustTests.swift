@@ -128,10 +128,18 @@ struct DeviceTrustTests {
         #expect(try c.run("add-generic-password", "-U", "-S", "-a", "me", "-s", "before", "-w", "edited-on-c").status == 0)
 
         let bID = try Self.deviceID(of: b)
+        let keysBefore = try server.admin.execute("SELECT key_id, parent_key_id FROM keychain_sync.sync_key")
         let remove = try a.run("sync", "remove", bID)
         #expect(remove.status == 0, "\(remove.error)")
         let newSecret = try #require(remove.output.split(separator: "\n").last.map(String.init))
         #expect(try Self.count(server, "keychain_sync.device") == 2)
+        // What B holds opens nothing now: new class keys under a new TLK, shared with A and C only.
+        for row in 0..<keysBefore.count {
+            #expect(try Self.count(
+                server, "keychain_sync.sync_key WHERE key_id = '\(keysBefore.string(row, "key_id"))' OR parent_key_id = '\(keysBefore.string(row, "parent_key_id"))'") == 0)
+        }
+        #expect(try Self.count(server, "keychain_sync.key_share WHERE receiver = '\(bID)'") == 0)
+        #expect(try Self.count(server, "keychain_sync.key_share") == 1)
 
         #expect(try a.run("add-generic-password", "-S", "-a", "me", "-s", "after", "-w", "new-secret").status == 0)
         #expect(try a.run("sync", "now").status == 0)
@@ -163,6 +171,31 @@ struct DeviceTrustTests {
         #expect(status.output.contains("devices: 3\n"))
         #expect(!status.output.contains(bID))
         #expect(!status.output.contains("NOT TRUSTED"))
+    }
+
+    @Test("a record written under the retired keys after a removal is refused by the remaining devices")
+    func recordUnderRetiredKeysIsRefused() throws {
+        let server = try SyncServer()
+        defer { server.stop() }
+        let (a, b) = (try SyncDevice(), try SyncDevice())
+        defer { [a, b].forEach { $0.stop() } }
+        try server.enroll(a, b)
+        #expect(try a.run("add-generic-password", "-S", "-a", "me", "-s", "kept", "-w", "untouched").status == 0)
+        #expect(try a.run("sync", "now").status == 0)
+        // B seals a record under the keys of the time; it reaches the server only after B's removal.
+        #expect(try b.run("sync", "now").status == 0)
+        #expect(try b.run("add-generic-password", "-S", "-a", "me", "-s", "planted", "-w", "from-removed").status == 0)
+        #expect(try b.run("sync", "now").status == 0)
+        try server.admin.execute("CREATE TABLE planted AS SELECT * FROM keychain_sync.record WHERE generation = 1 AND change_seq = (SELECT max(change_seq) FROM keychain_sync.record)")
+        try server.admin.execute("DELETE FROM keychain_sync.record r USING planted p WHERE r.record_id = p.record_id")
+        #expect(try a.run("sync", "remove", try Self.deviceID(of: b)).status == 0)
+        try server.admin.execute(
+            "INSERT INTO keychain_sync.record SELECT owner, record_id, parent_key_id, generation, ciphertext, deleted, nextval('keychain_sync.change_seq') FROM planted")
+        let now = try a.run("sync", "now")
+        #expect(now.status == 1)
+        #expect(now.error.contains("names a parent key this account does not have"))
+        #expect(try a.password("me", "planted") == nil)
+        #expect(try a.password("me", "kept") == "untouched")
     }
 
     @Test("remove refuses a malformed id, an unknown device and the device itself, and rolls nothing")
