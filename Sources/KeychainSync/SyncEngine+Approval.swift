@@ -178,6 +178,11 @@ extension SyncEngine {
                 keyID: keys.topLevel.id))
         let share = try KeyShare.seal(contents, accountID: state.accountID, sender: identity, receiver: match.id, receiverAgreement: match.device.agreement)
         try connection.transaction {
+            // A key roll meanwhile would leave the new device a retired TLK.
+            let account = try connection.execute("SELECT key_epoch FROM keychain_sync.account FOR SHARE")
+            guard account.count == 1, try account.integer(0, "key_epoch") == state.keyEpoch ?? 1 else {
+                throw SyncError(.conflict, "the account's keys rolled meanwhile: approve again")
+            }
             try register(match.id, match.device, keys: keys, on: connection)
             try signList(of: state, on: connection)
             try insertShare(share, sender: state.deviceID, receiver: match.id, keyID: keys.topLevel.id, on: connection)

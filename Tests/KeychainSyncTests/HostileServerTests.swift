@@ -171,6 +171,36 @@ struct HostileServerTests {
         #expect(try b.password("me", "mail") == "changed")
     }
 
+    @Test("a join request whose keys the server swapped for its own matches no code: nothing is approved")
+    func swappedJoinRequestIsNotApproved() throws {
+        let (server, a, b) = try Self.sharedSetup([("mail", "original")])
+        defer { server.stop(); a.stop(); b.stop() }
+        let c = try SyncDevice()
+        defer { c.stop() }
+        let join = try c.start("sync", "join", "--server", server.conninfo(), "--timeout", "3")
+        let cID = try #require(join.line(startingWith: "this device: "))
+        let code = try #require(join.line(startingWith: "code: "))
+        let account = try server.admin.execute("SELECT account_id FROM keychain_sync.account").uuid(0, "account_id")
+        let verifier = try #require(try server.admin.execute(
+            "SELECT verifier FROM keychain_sync.join_request WHERE device_id = $1", [.uuid(UUID(uuidString: cID)!)]).bytes(0, "verifier"))
+        // The server keeps the device id and the verifier, puts in its own keys and signs the request.
+        let scalars = try DeviceIdentity.generate().scalars()
+        let forger = try DeviceIdentity(deviceID: UUID(uuidString: cID)!, signing: scalars.signing, agreement: scalars.agreement)
+        let (signing, agreement) = try forger.publicPoints()
+        let signature = try forger.sign(JoinCode.requestMessage(
+            accountID: account, deviceID: forger.deviceID, signing: signing, agreement: agreement, verifier: verifier))
+        try server.admin.execute(
+            "UPDATE keychain_sync.join_request SET signing_key = $1, agreement_key = $2, signature = $3 WHERE device_id = $4",
+            [.bytes(signing), .bytes(agreement), .bytes(signature), .uuid(forger.deviceID)])
+        let approve = try a.run("sync", "approve", code)
+        #expect(approve.status == 1)
+        #expect(approve.error.contains("no pending join request matches this code: nothing was approved"))
+        #expect(try server.admin.execute("SELECT count(*) AS n FROM keychain_sync.key_share").integer(0, "n") == 0)
+        #expect(try server.admin.execute("SELECT count(*) AS n FROM keychain_sync.device").integer(0, "n") == 2)
+        #expect(join.wait().status == 1)
+        #expect(try c.password("me", "mail") == nil)
+    }
+
     @Test("a TLK share the server makes up for a joining device is refused, and the device joins nothing")
     func forgedApprovalIsRefused() throws {
         let (server, a, b) = try Self.sharedSetup([("mail", "original")])
