@@ -84,10 +84,12 @@ struct AccountKeys {
         return try SyncCrypto.authenticationCode(message.bytes, key: SyncCrypto.derive(topLevel.bytes, purpose: "device vouch"))
     }
 
-    /// The message a device signs for its list of trusted devices.
+    /// The message a device signs for its list of trusted devices under this TLK (a list signed
+    /// under an earlier TLK does not verify under a later one).
     func deviceListMessage(signer: UUID, devices: [UUID]) -> Data {
-        var message = AssociatedData("swift-keychain sync device list v1")
+        var message = AssociatedData("swift-keychain sync device list v2")
         message.append(accountID)
+        message.append(topLevel.id)
         message.append(signer)
         message.append(Int64(devices.count))
         for device in devices.sorted(by: { $0.uuidString < $1.uuidString }) { message.append(device) }

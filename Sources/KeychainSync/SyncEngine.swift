@@ -42,7 +42,10 @@ package enum SyncEngine {
         let identity = try DeviceIdentity.generate()
         let secret = try RecoveryBottle.newSecret()
         let (salt, bottle) = try RecoveryBottle.seal(keys.topLevel, accountID: keys.accountID, secret: secret)
-        let state = try SyncState(conninfo: conninfo, keys: keys, identity: identity)
+        let (signing, agreement) = try identity.publicPoints()
+        let state = try SyncState(
+            conninfo: conninfo, keys: keys, epoch: 1, identity: identity,
+            trusted: [identity.deviceID.uuidString.lowercased(): TrustedDevice(signing: signing, agreement: agreement)])
         do {
             try connection.transaction {
                 let existing = try connection.execute("SELECT count(*) AS n FROM keychain_sync.account")
@@ -58,7 +61,8 @@ package enum SyncEngine {
                         "INSERT INTO keychain_sync.sync_key (key_id, key_class, parent_key_id, wrapped) VALUES ($1, $2, $3, $4)",
                         [.uuid(key.id), .text(name), .uuid(keys.topLevel.id), .bytes(try keys.wrapClassKey(named: name))])
                 }
-                try register(identity, keys: keys, trusting: [identity.deviceID], on: connection)
+                try register(identity, keys: keys, on: connection)
+                try signList(of: state, on: connection)
                 try state.save(to: keychain)
             }
         } catch {
@@ -78,7 +82,7 @@ package enum SyncEngine {
         }
         let connection = try PostgresConnection(conninfo)
         try SyncSchema.requireCurrent(on: connection)
-        let account = try connection.execute("SELECT account_id, bottle_salt, bottle_cost, bottle FROM keychain_sync.account")
+        let account = try connection.execute("SELECT account_id, bottle_salt, bottle_cost, bottle, key_epoch FROM keychain_sync.account")
         guard account.count == 1 else {
             throw SyncError(.noAccount, "this server holds no account for this role: use security sync enable")
         }
@@ -86,6 +90,47 @@ package enum SyncEngine {
         let topLevel = try RecoveryBottle.open(
             try account.bytes(0, "bottle") ?? Data(), salt: try account.bytes(0, "bottle_salt") ?? Data(),
             cost: Int(try account.integer(0, "bottle_cost")), accountID: accountID, secret: recoverySecret)
+        let keys = try classKeys(on: connection, accountID: accountID, topLevel: topLevel)
+        let identity = try DeviceIdentity.generate()
+        let (signing, agreement) = try identity.publicPoints()
+        var trusted = try vouchedDevices(on: connection, keys: keys)
+        trusted[identity.deviceID.uuidString.lowercased()] = TrustedDevice(signing: signing, agreement: agreement)
+        let state = try SyncState(
+            conninfo: conninfo, keys: keys, epoch: try account.integer(0, "key_epoch"), identity: identity, trusted: trusted)
+        do {
+            try connection.transaction {
+                try register(identity, keys: keys, on: connection)
+                try signList(of: state, on: connection)
+                try state.save(to: keychain)
+            }
+        } catch {
+            SyncState.remove(from: keychain)
+            throw error
+        }
+    }
+
+    /// Writes a device's public keys with the TLK holders' vouch.
+    static func register(_ identity: DeviceIdentity, keys: AccountKeys, on connection: PostgresConnection) throws {
+        let (signing, agreement) = try identity.publicPoints()
+        try register(identity.deviceID, TrustedDevice(signing: signing, agreement: agreement), keys: keys, on: connection)
+    }
+
+    /// Writes (or rewrites) device `id`'s public keys with the TLK holders' vouch under `keys`.
+    static func register(_ id: UUID, _ device: TrustedDevice, keys: AccountKeys, on connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO keychain_sync.device (device_id, signing_key, agreement_key, vouch) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (owner, device_id) DO UPDATE
+            SET signing_key = excluded.signing_key, agreement_key = excluded.agreement_key, vouch = excluded.vouch
+            """,
+            [.uuid(id), .bytes(device.signing), .bytes(device.agreement),
+             .bytes(try keys.vouch(deviceID: id, signing: device.signing, agreement: device.agreement))])
+    }
+
+    /// The account's class keys under `topLevel`, each authenticated by it.
+    ///
+    /// - Throws: `SyncError.refused` when a row does not authenticate or a class is missing.
+    static func classKeys(on connection: PostgresConnection, accountID: UUID, topLevel: AccountKeys.Key) throws -> AccountKeys {
         let keyRows = try connection.execute("SELECT key_id, key_class, parent_key_id, wrapped FROM keychain_sync.sync_key")
         var classKeys: [String: AccountKeys.Key] = [:]
         for row in 0..<keyRows.count {
@@ -97,63 +142,7 @@ package enum SyncEngine {
         guard classKeys[AccountKeys.classA] != nil, classKeys[AccountKeys.classC] != nil else {
             throw SyncError(.refused, "the server does not hold the account's class keys")
         }
-        let keys = AccountKeys(accountID: accountID, topLevel: topLevel, classKeys: classKeys)
-        let identity = try DeviceIdentity.generate()
-        let trusted = try devices(on: connection, keys: keys).filter(\.verified).map(\.id) + [identity.deviceID]
-        let state = try SyncState(conninfo: conninfo, keys: keys, identity: identity)
-        do {
-            try connection.transaction {
-                try register(identity, keys: keys, trusting: trusted, on: connection)
-                try state.save(to: keychain)
-            }
-        } catch {
-            SyncState.remove(from: keychain)
-            throw error
-        }
-    }
-
-    /// Writes a device's public keys with the TLK holders' vouch, and its signed device list.
-    private static func register(_ identity: DeviceIdentity, keys: AccountKeys, trusting devices: [UUID], on connection: PostgresConnection) throws {
-        let (signing, agreement) = try identity.publicPoints()
-        try connection.execute(
-            "INSERT INTO keychain_sync.device (device_id, signing_key, agreement_key, vouch) VALUES ($1, $2, $3, $4)",
-            [.uuid(identity.deviceID), .bytes(signing), .bytes(agreement),
-             .bytes(try keys.vouch(deviceID: identity.deviceID, signing: signing, agreement: agreement))])
-        var list = Data()
-        for device in devices { withUnsafeBytes(of: device.uuid) { list.append(contentsOf: $0) } }
-        let signature = try identity.sign(keys.deviceListMessage(signer: identity.deviceID, devices: devices))
-        try connection.execute(
-            """
-            INSERT INTO keychain_sync.device_list (signer, devices, signature) VALUES ($1, $2, $3)
-            ON CONFLICT (owner, signer) DO UPDATE SET devices = excluded.devices, signature = excluded.signature
-            """,
-            [.uuid(identity.deviceID), .bytes(list), .bytes(signature)])
-    }
-
-    /// The account's devices, each checked: vouched for by a TLK holder, and its device list (if
-    /// any) signed by its own key.
-    private static func devices(on connection: PostgresConnection, keys: AccountKeys) throws -> [SyncStatus.Device] {
-        let rows = try connection.execute(
-            """
-            SELECT d.device_id, d.signing_key, d.agreement_key, d.vouch, l.devices, l.signature
-            FROM keychain_sync.device d LEFT JOIN keychain_sync.device_list l ON l.owner = d.owner AND l.signer = d.device_id
-            ORDER BY d.device_id
-            """)
-        return try (0..<rows.count).map { row in
-            let id = try rows.uuid(row, "device_id")
-            let signing = try rows.bytes(row, "signing_key") ?? Data()
-            let agreement = try rows.bytes(row, "agreement_key") ?? Data()
-            let vouch = try rows.bytes(row, "vouch") ?? Data()
-            var verified = SyncCrypto.equal(vouch, try keys.vouch(deviceID: id, signing: signing, agreement: agreement))
-            if let list = try rows.bytes(row, "devices"), let signature = try rows.bytes(row, "signature") {
-                let members = stride(from: 0, to: list.count - list.count % 16, by: 16).map { offset in
-                    list.dropFirst(offset).prefix(16).withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-                }
-                verified = verified && list.count % 16 == 0
-                    && DeviceIdentity.verify(signature, of: keys.deviceListMessage(signer: id, devices: members), point: signing)
-            }
-            return SyncStatus.Device(id: id, verified: verified)
-        }
+        return AccountKeys(accountID: accountID, topLevel: topLevel, classKeys: classKeys)
     }
 
     // MARK: - Exchange
@@ -166,21 +155,15 @@ package enum SyncEngine {
     /// - Throws: `notEnabled`, `conflict` (lost the race `uploadAttempts` times), `refused` (the
     ///   server's account is not this keychain's), server and keychain errors.
     package static func syncNow(_ keychain: any KeychainHandle) throws -> SyncReport {
-        guard var state = try SyncState.load(from: keychain) else {
-            throw SyncError(.notEnabled, "this keychain does not sync (use security sync enable or join)")
-        }
-        let connection = try PostgresConnection(state.conninfo)
-        try SyncSchema.requireCurrent(on: connection)
-        let account = try connection.execute("SELECT account_id FROM keychain_sync.account")
-        guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
-            throw SyncError(.refused, "the server's account is not the one this keychain joined")
-        }
+        var state = try requireState(keychain)
+        let connection = try connect(state)
         var report = SyncReport()
         defer {
             state.lastSync = Date()
             try? state.save(to: keychain)
         }
         for attempt in 1...uploadAttempts {
+            try refreshTrust(connection, state: &state)
             let losers = try download(connection, keychain: keychain, state: &state, report: &report)
             guard report.refused.isEmpty else { return report }
             do {
@@ -191,6 +174,28 @@ package enum SyncEngine {
             }
         }
         return report
+    }
+
+    /// The keychain's sync state.
+    ///
+    /// - Throws: `SyncError.notEnabled` when it has none.
+    static func requireState(_ keychain: any KeychainHandle) throws -> SyncState {
+        guard let state = try SyncState.load(from: keychain) else {
+            throw SyncError(.notEnabled, "this keychain does not sync (use security sync enable or join)")
+        }
+        return state
+    }
+
+    /// A connection to the state's server, whose schema is current and whose account is the
+    /// state's.
+    static func connect(_ state: SyncState) throws -> PostgresConnection {
+        let connection = try PostgresConnection(state.conninfo)
+        try SyncSchema.requireCurrent(on: connection)
+        let account = try connection.execute("SELECT account_id FROM keychain_sync.account")
+        guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
+            throw SyncError(.refused, "the server's account is not the one this keychain joined")
+        }
+        return connection
     }
 
     /// Fetches the records changed since the last exchange and applies them.
@@ -210,6 +215,7 @@ package enum SyncEngine {
         let sealer = RecordSealer(keys: keys)
         var deletions: [String] = []
         var changes: [(key: String, generation: Int64, item: SyncedItem)] = []
+        var resealed: [(key: String, generation: Int64)] = []
         var lastSequence = state.lastSequence
         for row in 0..<rows.count {
             do {
@@ -234,7 +240,12 @@ package enum SyncEngine {
                     guard keys.classKey(forProtection: item.value(.accessible)?.stringValue)?.key.id == parent else {
                         throw SyncError(.refused, "record \(id) is sealed under a class key that does not match its item")
                     }
-                    changes.append((key, generation, item))
+                    if let known = state.mirror[key], try item.contentDigest() == known.record ?? known.content {
+                        // The same item sealed again under rolled keys: a local change still wins.
+                        resealed.append((key, generation))
+                    } else {
+                        changes.append((key, generation, item))
+                    }
                 }
             } catch let error as SyncError where error.code == .refused {
                 report.refused.append(error.message)
@@ -242,6 +253,7 @@ package enum SyncEngine {
         }
         guard report.refused.isEmpty else { return [:] }
 
+        for (key, generation) in resealed { state.mirror[key]?.generation = generation }
         var local = try localItems(keychain)
         for key in deletions {
             guard let entry = state.mirror.removeValue(forKey: key) else { continue }
@@ -270,7 +282,8 @@ package enum SyncEngine {
             }
             try storeLocally(change.item, replacing: local[primaryKey] != nil, in: keychain)
             local[primaryKey] = change.item
-            state.mirror[change.key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: "", generation: change.generation)
+            state.mirror[change.key] = SyncState.MirrorEntry(
+                primaryKey: primaryKey, content: "", generation: change.generation, record: try change.item.contentDigest())
             applied.append(change.key)
             report.applied += 1
         }
@@ -311,6 +324,11 @@ package enum SyncEngine {
         var mirror = state.mirror
         var counts = (uploaded: 0, deleted: 0)
         try connection.transaction {
+            // A key roll takes this row's lock: nothing is written under keys it retired.
+            let account = try connection.execute("SELECT key_epoch FROM keychain_sync.account FOR SHARE")
+            guard account.count == 1, try account.integer(0, "key_epoch") == state.keyEpoch ?? 1 else {
+                throw SyncError(.conflict, "the account's keys rolled meanwhile")
+            }
             for write in writes {
                 switch write {
                 case .add(let item, let primaryKey):
@@ -323,8 +341,9 @@ package enum SyncEngine {
                         """,
                         [.uuid(id), .uuid(classKey.id), .bytes(try sealer.seal(.item(item), recordID: id, generation: 1, classKey: classKey))])
                     guard inserted.affected == 1 else { throw SyncError(.conflict, "a record id was taken") }
+                    let digest = try item.contentDigest()
                     mirror[id.uuidString.lowercased()] = SyncState.MirrorEntry(
-                        primaryKey: primaryKey, content: try item.contentDigest(), generation: 1)
+                        primaryKey: primaryKey, content: digest, generation: 1, record: digest)
                     counts.uploaded += 1
                 case .change(let key, let expected, let item, let primaryKey):
                     guard let classKey = keys.classKey(forProtection: item.value(.accessible)?.stringValue)?.key,
@@ -332,7 +351,8 @@ package enum SyncEngine {
                     else { continue }
                     try swap(connection, id: id, expected: expected, parent: classKey.id, deleted: false,
                              ciphertext: try sealer.seal(.item(item), recordID: id, generation: expected + 1, classKey: classKey))
-                    mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: try item.contentDigest(), generation: expected + 1)
+                    let digest = try item.contentDigest()
+                    mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: digest, generation: expected + 1, record: digest)
                     counts.uploaded += 1
                 case .delete(let key, let expected):
                     guard let id = UUID(uuidString: key) else { continue }
@@ -387,15 +407,16 @@ package enum SyncEngine {
 
     /// The account, the devices, the last exchange and the changes waiting for the next.
     package static func status(_ keychain: any KeychainHandle) throws -> SyncStatus {
-        guard let state = try SyncState.load(from: keychain) else {
-            throw SyncError(.notEnabled, "this keychain does not sync (use security sync enable or join)")
-        }
+        let state = try requireState(keychain)
         var devices: [SyncStatus.Device]?
         var serverError: String?
         do {
-            let connection = try PostgresConnection(state.conninfo)
-            try SyncSchema.requireCurrent(on: connection)
-            devices = try Self.devices(on: connection, keys: state.keys)
+            let connection = try connect(state)
+            // What the next exchange would trust (nothing is written; a refusal leaves the
+            // state as it is).
+            var refreshed = state
+            if (try? refreshTrust(connection, state: &refreshed, publish: false)) == nil { refreshed = state }
+            devices = try standings(on: connection, state: refreshed)
         } catch let error as SyncError {
             serverError = error.message
         }

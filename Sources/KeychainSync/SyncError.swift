@@ -25,6 +25,10 @@ package struct SyncError: Error, CustomStringConvertible, Sendable {
         case schemaMismatch
         /// The server holds no account for this connection's role (or already holds one).
         case noAccount
+        /// No trusted device approved a joining device in time: nothing was joined.
+        case notApproved
+        /// No pending join request matches the code given to approve: nothing was approved.
+        case noJoinRequest
         /// A caller's argument is not valid.
         case badInput
         /// The local keychain failed (its error is described in the message).

@@ -18,9 +18,21 @@ package struct SyncReport: Sendable {
 package struct SyncStatus: Sendable {
     /// A device of the account as the server lists it.
     package struct Device: Sendable {
+        /// Where a device stands for this device.
+        package enum Standing: Sendable, Equatable {
+            /// This device trusts it: it holds the public keys it verified, a holder of the
+            /// account's current keys vouched for them, and its device list (if signed under the
+            /// current keys) verifies.
+            case trusted
+            /// On the server but not trusted (a device the server made up, a removed device, or
+            /// one whose list does not verify).
+            case notTrusted
+            /// Asked to join and waits for a trusted device's approval.
+            case pending
+        }
+
         package let id: UUID
-        /// Whether a holder of the account's keys vouched for it and its signed list verifies.
-        package let verified: Bool
+        package let standing: Standing
     }
 
     package let accountID: UUID

@@ -12,10 +12,13 @@ import Foundation
 /// the devices it trusts), `key_share` (keys sent to a device, for approval by another device),
 /// `sync_key` (the class keys wrapped by the TLK), `record` (one row per record: id, parent key
 /// id, generation, ciphertext, a deletion flag and its change sequence number; a deleted record
-/// stays as a tombstone so other devices learn of the deletion).
+/// stays as a tombstone so other devices learn of the deletion), and from version 2
+/// `join_request` (a joining device's public keys and its code's verifier, until a trusted
+/// device approves it), `account.key_epoch` (raised by each key roll) and `device_list.key_id`
+/// (the TLK a list was signed under).
 package enum SyncSchema {
     /// The version this build writes.
-    package static let currentVersion = 1
+    package static let currentVersion = 2
 
     /// The statements that bring version `n - 1` to `n`, by `n`.
     static let migrations: [Int: [String]] = [
@@ -88,6 +91,25 @@ package enum SyncSchema {
             "GRANT USAGE ON SEQUENCE keychain_sync.change_seq TO PUBLIC",
             "GRANT USAGE ON SCHEMA keychain_sync TO PUBLIC",
             "GRANT SELECT ON keychain_sync.schema_version TO PUBLIC",
+        ],
+        // Device trust: the account's key epoch (raised by each key roll), the TLK a device
+        // list was signed under, and the join requests waiting for a trusted device's approval.
+        2: [
+            "ALTER TABLE keychain_sync.account ADD COLUMN key_epoch bigint NOT NULL DEFAULT 1",
+            "ALTER TABLE keychain_sync.device_list ADD COLUMN key_id uuid",
+            """
+            CREATE TABLE keychain_sync.join_request (
+                owner name NOT NULL DEFAULT current_user REFERENCES keychain_sync.account (owner),
+                device_id uuid NOT NULL,
+                signing_key bytea NOT NULL,
+                agreement_key bytea NOT NULL,
+                verifier bytea NOT NULL,
+                signature bytea NOT NULL,
+                PRIMARY KEY (owner, device_id))
+            """,
+            "ALTER TABLE keychain_sync.join_request ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY own_rows ON keychain_sync.join_request USING (owner = current_user) WITH CHECK (owner = current_user)",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.join_request TO PUBLIC",
         ],
     ]
 

@@ -16,6 +16,11 @@ struct SyncState: Codable {
         var content: String
         /// The record's generation.
         var generation: Int64
+        /// SHA-256 of the encoding of the item the record carries (nil in states written before
+        /// it was kept: `content` stands in). A record that comes back at a later generation
+        /// with this same item was only sealed again (a key roll): it does not overwrite a
+        /// local change, which is uploaded under the new keys instead.
+        var record: String? = nil
     }
 
     var conninfo: String
@@ -28,6 +33,13 @@ struct SyncState: Codable {
     var classKeyIDs: [String: UUID]
     var classKeyBytes: [String: Data]
     var lastSequence: Int64 = 0
+    /// The account's key epoch these keys belong to (each key roll raises it; a key share of an
+    /// epoch not above it is a replay). Nil in states written before epochs: 1.
+    var keyEpoch: Int64?
+    /// The devices this device trusts (itself included), by id (lower-case UUID text), with the
+    /// public keys it verified when it came to trust them. Nil in states written before it was
+    /// kept: the devices the TLK holders vouched for, at the next exchange.
+    var trusted: [String: TrustedDevice]?
     var lastSync: Date?
     /// By record id (lower-case UUID text).
     var mirror: [String: MirrorEntry] = [:]
@@ -51,7 +63,7 @@ struct SyncState: Codable {
     }
 
     /// A state for a device that just enabled or joined.
-    init(conninfo: String, keys: AccountKeys, identity: DeviceIdentity) throws {
+    init(conninfo: String, keys: AccountKeys, epoch: Int64, identity: DeviceIdentity, trusted: [String: TrustedDevice]) throws {
         self.conninfo = conninfo
         accountID = keys.accountID
         deviceID = identity.deviceID
@@ -60,6 +72,17 @@ struct SyncState: Codable {
         topLevelKey = keys.topLevel.bytes
         classKeyIDs = keys.classKeys.mapValues(\.id)
         classKeyBytes = keys.classKeys.mapValues(\.bytes)
+        keyEpoch = epoch
+        self.trusted = trusted
+    }
+
+    /// Replaces the account keys (after a key roll), with their epoch.
+    mutating func adopt(_ keys: AccountKeys, epoch: Int64) {
+        topLevelID = keys.topLevel.id
+        topLevelKey = keys.topLevel.bytes
+        classKeyIDs = keys.classKeys.mapValues(\.id)
+        classKeyBytes = keys.classKeys.mapValues(\.bytes)
+        keyEpoch = epoch
     }
 
     private static func itemRequest() -> ItemRequest {

@@ -45,7 +45,8 @@ struct SyncExchangeTests {
         let status = try a.run("sync", "status")
         #expect(status.output.contains("devices: 3\n"))
         #expect(status.output.contains("pending changes: 0\n"))
-        #expect(!status.output.contains("NOT VERIFIED"))
+        #expect(!status.output.contains("NOT TRUSTED"))
+        #expect(status.output.split(separator: "\n").filter { $0.hasSuffix(" trusted") }.count == 3)
     }
 
     @Test("an internet password travels with its server, port, protocol, path and comment")

@@ -14,15 +14,35 @@ struct SyncOperationTests {
         defer { device.stop() }
         let first = try device.run("sync", "init-server", server.conninfo())
         #expect(first.status == 0)
-        #expect(first.output == "sync schema version 1 created\n")
+        #expect(first.output == "sync schema version 2 created\n")
         #expect(first.error.isEmpty)
         let again = try device.run("sync", "init-server", server.conninfo())
-        #expect(again.output == "sync schema version 1 is current\n")
+        #expect(again.output == "sync schema version 2 is current\n")
         let admin = try PostgresConnection(server.conninfo())
         try admin.execute("UPDATE keychain_sync.schema_version SET version = 99")
         let newer = try device.run("sync", "init-server", server.conninfo())
         #expect(newer.status == 1)
-        #expect(newer.error == "security: sync init-server: the server's sync schema is version 99, newer than this tool's 1\n")
+        #expect(newer.error == "security: sync init-server: the server's sync schema is version 99, newer than this tool's 2\n")
+    }
+
+    @Test("init-server upgrades a version 1 schema to version 2, keeping its rows")
+    func initServerUpgrades() throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let admin = try PostgresConnection(server.conninfo())
+        try admin.execute("CREATE SCHEMA keychain_sync")
+        try admin.execute("CREATE TABLE keychain_sync.schema_version (version integer NOT NULL)")
+        for statement in SyncSchema.migrations[1] ?? [] { try admin.execute(statement) }
+        try admin.execute("INSERT INTO keychain_sync.schema_version VALUES (1)")
+        try admin.execute(
+            "INSERT INTO keychain_sync.account (account_id, bottle_salt, bottle_cost, bottle) VALUES ($1, '\\x00', 15, '\\x00')",
+            [.uuid(UUID())])
+        let device = try SyncDevice()
+        defer { device.stop() }
+        let upgrade = try device.run("sync", "init-server", server.conninfo())
+        #expect(upgrade.output == "sync schema upgraded from version 1 to 2\n")
+        #expect(try admin.execute("SELECT key_epoch FROM keychain_sync.account").integer(0, "key_epoch") == 1)
+        #expect(try admin.execute("SELECT count(*) AS n FROM keychain_sync.join_request").integer(0, "n") == 0)
     }
 
     @Test("with the server down, writes succeed locally, sync now fails clearly and status counts them as pending")
@@ -52,6 +72,9 @@ struct SyncOperationTests {
         #expect(try device.run("sync").status == 2)
         #expect(try device.run("sync", "frobnicate").status == 2)
         #expect(try device.run("sync", "enable").status == 2)
-        #expect(try device.run("sync", "join", "--server", "host=127.0.0.1").status == 2)
+        #expect(try device.run("sync", "join", "--recovery-secret-file", "/dev/null").status == 2)
+        #expect(try device.run("sync", "join", "--server", "host=127.0.0.1", "--timeout", "soon").status == 2)
+        #expect(try device.run("sync", "approve").status == 2)
+        #expect(try device.run("sync", "remove").status == 2)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import KeychainSync
 
-/// `sync init-server|enable|join|now|status …`: sync of the default keychain's synchronizable
+/// `sync init-server|enable|join|approve|remove|now|status …`: sync of the default keychain's synchronizable
 /// items with an account on a PostgreSQL server (`<conninfo>` is a libpq connection string; the
 /// account is the role it logs in as).
 ///
@@ -10,6 +10,12 @@ import KeychainSync
 ///   prints the recovery secret as the last line of standard output.
 /// - `join --server <conninfo> --recovery-secret-file <file>`: joins the account with the secret;
 ///   a wrong secret joins nothing.
+/// - `join --server <conninfo> [--timeout <seconds>]`: asks to join, prints a code, and waits (300
+///   seconds unless told) for a trusted device to approve it; then runs a first exchange. Without
+///   an approval in time, nothing is joined and the exit status is 1.
+/// - `approve <code>`: on a trusted device, approves the join request the code belongs to.
+/// - `remove <device>`: removes a device (its id as `status` shows it) and rolls the account's
+///   keys; prints the new recovery secret as the last line of standard output.
 /// - `now`: one full exchange.
 /// - `status`: the account, its devices, the last exchange and the pending changes.
 ///
@@ -19,10 +25,14 @@ struct SyncCommand: CommandDefinition {
     let name = "sync"
     let usage = """
         init-server <conninfo> | enable --server <conninfo> |
-                   join --server <conninfo> --recovery-secret-file <file> | now | status
+                   join --server <conninfo> [--recovery-secret-file <file> | --timeout <seconds>] |
+                   approve <code> | remove <device> | now | status
             init-server  Create or upgrade the sync schema on a PostgreSQL server
             enable       Create the account (this keychain is its first device); prints the recovery secret
-            join         Join the account with the recovery secret read from a file
+            join         Join the account with the recovery secret read from a file, or print a code
+                         and wait for a trusted device to approve it
+            approve      Approve the joining device that shows this code
+            remove       Remove a device and roll the account's keys; prints the new recovery secret
             now          Upload this keychain's changes and download the other devices'
             status       Show the account's devices, the last sync and the pending changes
         """
@@ -53,6 +63,33 @@ struct SyncCommand: CommandDefinition {
                 }
                 try SyncEngine.join(try KeychainSession.openDefault(), conninfo: named["server"]!, recoverySecret: secret)
                 invocation.console.output("joined; run security sync now to fetch the account's items\n")
+            case ("join", 0) where named["server"] != nil && Set(named.keys).isSubset(of: ["server", "timeout"]):
+                var timeout: TimeInterval = 300
+                if let text = named["timeout"] {
+                    guard let seconds = Int(text), seconds > 0 else { throw ToolError.usage(reason: nil) }
+                    timeout = TimeInterval(seconds)
+                }
+                let keychain = try KeychainSession.openDefault()
+                let pending = try SyncEngine.requestJoin(keychain, conninfo: named["server"]!)
+                invocation.console.output(
+                    "this device: \(pending.deviceID.uuidString.lowercased())\n"
+                        + "on a trusted device, run: security sync approve \(pending.code)\n"
+                        + "code: \(pending.code)\n")
+                (invocation.console as? StandardConsole)?.flush()
+                let report = try SyncEngine.awaitApproval(pending, keychain: keychain, timeout: timeout)
+                invocation.console.output("joined; applied \(report.applied) changes\n")
+                guard report.refused.isEmpty else {
+                    let lines = report.refused.map { "security: sync join: refused: \($0)\n" }.joined()
+                    throw ToolError.failed(result: 1, message: lines)
+                }
+            case ("approve", 1) where named.isEmpty:
+                let device = try SyncEngine.approve(try KeychainSession.openDefault(), code: positional[0])
+                invocation.console.output("approved device \(device.uuidString.lowercased())\n")
+            case ("remove", 1) where named.isEmpty:
+                let removal = try SyncEngine.remove(try KeychainSession.openDefault(), device: positional[0])
+                invocation.console.output(
+                    "removed device \(removal.device.uuidString.lowercased()); the account's keys rolled (\(removal.resealed) records sealed again)\n"
+                        + "the old recovery secret no longer works; keep this new one to join other devices:\n\(removal.recoverySecret)\n")
             case ("now", 0) where named.isEmpty:
                 let report = try SyncEngine.syncNow(try KeychainSession.openDefault())
                 invocation.console.output(
@@ -96,10 +133,16 @@ struct SyncCommand: CommandDefinition {
         var text = "account: \(status.accountID.uuidString.lowercased())\n"
         text += "this device: \(status.deviceID.uuidString.lowercased())\n"
         if let devices = status.devices {
-            text += "devices: \(devices.count)\n"
+            text += "devices: \(devices.filter { $0.standing != .pending }.count)\n"
             for device in devices {
                 let this = device.id == status.deviceID ? " (this device)" : ""
-                text += "    \(device.id.uuidString.lowercased())\(this) \(device.verified ? "verified" : "NOT VERIFIED")\n"
+                let standing: String
+                switch device.standing {
+                case .trusted: standing = "trusted"
+                case .notTrusted: standing = "NOT TRUSTED"
+                case .pending: standing = "pending approval"
+                }
+                text += "    \(device.id.uuidString.lowercased())\(this) \(standing)\n"
             }
         } else {
             text += "devices: unknown (\(status.serverError ?? "the server cannot be reached"))\n"

@@ -74,7 +74,63 @@ final class SyncDevice: @unchecked Sendable {
 
     /// Runs `security` with `arguments` as this device.
     func run(_ arguments: String...) throws -> ToolRun {
-        let output = home + "/.stdout", error = home + "/.stderr"
+        try start(arguments, output: home + "/.stdout", error: home + "/.stderr").wait()
+    }
+
+    /// A run of `security` started and not waited for yet.
+    final class RunningTool: @unchecked Sendable {
+        let pid: pid_t
+        let output: String
+        let error: String
+        /// The wait status, once reaped.
+        private var reaped: Int32?
+
+        init(pid: pid_t, output: String, error: String) {
+            self.pid = pid
+            self.output = output
+            self.error = error
+        }
+
+        /// The rest of the first line of standard output that starts with `prefix`, once written;
+        /// nil if the run exits first.
+        func line(startingWith prefix: String) -> String? {
+            while true {
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                    return String(line.dropFirst(prefix.count))
+                }
+                guard reaped == nil else { return nil }
+                var status: Int32 = 0
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    reaped = status
+                    continue  // read the output once more: it may have written the line and exited
+                }
+                usleep(20_000)
+            }
+        }
+
+        /// Waits for it to exit.
+        func wait() -> ToolRun {
+            var status: Int32 = reaped ?? 0
+            if reaped == nil {
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                reaped = status
+            }
+            let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return ToolRun(
+                status: exitStatus, output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+                error: (try? String(contentsOfFile: error, encoding: .utf8)) ?? "")
+        }
+    }
+
+    /// Starts `security` with `arguments` as this device, its standard output and error going to
+    /// files of its own (so another run can go on meanwhile).
+    func start(_ arguments: String...) throws -> RunningTool {
+        let name = UUID().uuidString.prefix(8)
+        return try start(arguments, output: home + "/.stdout-\(name)", error: home + "/.stderr-\(name)")
+    }
+
+    private func start(_ arguments: [String], output: String, error: String) throws -> RunningTool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -95,12 +151,7 @@ final class SyncDevice: @unchecked Sendable {
         guard posix_spawn(&child, Self.executable, &actions, nil, argv, envp) == 0 else {
             throw PostgresServer.Failure(what: "cannot start security")
         }
-        var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return ToolRun(
-            status: exitStatus, output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
-            error: (try? String(contentsOfFile: error, encoding: .utf8)) ?? "")
+        return RunningTool(pid: child, output: output, error: error)
     }
 
     /// The password of the item with account `account` and service `service`; nil when absent.
