@@ -95,11 +95,12 @@ extension Keychain {
     func mayReadSecret(
         of record: ItemRecord, authentication: ItemAuthentication, ui: AuthenticationUI, context: AccessContext
     ) throws -> Bool {
-        guard Self.enforcedClasses.contains(record.itemClass), let policy = record.accessControl, policy.guardsSecret else {
+        guard Self.guardedClasses.contains(record.itemClass), let policy = record.accessControl, policy.guardsSecret else {
             return true
         }
         let constraints = policy.userConstraints
-        let passwordMissing = policy.flags.contains(.applicationPassword) && authentication.applicationPassword == nil
+        let passwordMissing = Self.enforcedClasses.contains(record.itemClass) && policy.flags.contains(.applicationPassword)
+            && authentication.applicationPassword == nil
         let grant = grants.grant(authentication.grant, owner: context.peer)
         let satisfied = constraints.filter { constraint in
             guard let grant else { return false }
@@ -183,6 +184,10 @@ extension Keychain {
         }
     }
 
-    /// The classes whose secrets access control guards here (keys are not enforced yet).
+    /// The classes whose secrets an application password seals.
     static let enforcedClasses: Set<ItemClass> = [.genericPassword, .internetPassword]
+
+    /// The classes whose secrets (for keys: the key's data, and with `.privateKeyUsage` its use)
+    /// user constraints guard.
+    static let guardedClasses: Set<ItemClass> = [.genericPassword, .internetPassword, .key]
 }

@@ -120,6 +120,8 @@ struct RequestHandler: Sendable {
         case .revokeAuthentication(let grant):
             try keychain.revokeAuthentication(grant: grant)
             return .done
+        case .useKey(let use):
+            return .keyOutput(try keychain.useKey(use))
         case .changePasscode(let old, let new):
             return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })
         case .settings: return .settings(try keychain.settings())

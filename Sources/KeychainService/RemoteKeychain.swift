@@ -71,6 +71,11 @@ public struct RemoteKeychain: KeychainHandle {
 
     public func revokeAuthentication(grant: Data) throws { try expectDone(.revokeAuthentication(grant: grant)) }
 
+    public func useKey(_ use: KeyUse) throws -> Data {
+        guard case .keyOutput(let output) = try send(.useKey(use)) else { throw unexpected("useKey") }
+        return output
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }

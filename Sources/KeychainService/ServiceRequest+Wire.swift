@@ -7,7 +7,7 @@ import KeychainCore
 /// 8 allItems, 9 status, 10 unlock, 11 lock, 12 changePasscode, 13 settings,
 /// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
 /// 19 removeProgram, 20 defaultAccessGroup, 21 authenticate, 22 authenticateBiometry,
-/// 23 revokeAuthentication.
+/// 23 revokeAuthentication, 24 useKey.
 extension ServiceRequest: WireCodable {
     /// Writes the path, the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -77,6 +77,9 @@ extension ServiceRequest: WireCodable {
         case .revokeAuthentication(let grant):
             writer.u8(23)
             writer.bytes(grant)
+        case .useKey(let use):
+            writer.u8(24)
+            try writer.write(use)
         }
     }
 
@@ -108,6 +111,7 @@ extension ServiceRequest: WireCodable {
         case 21: operation = .authenticate(passcode: try reader.bytes(), grant: try reader.optional { try $0.bytes() })
         case 22: operation = .authenticateBiometry(reason: try reader.string(), grant: try reader.optional { try $0.bytes() })
         case 23: operation = .revokeAuthentication(grant: try reader.bytes())
+        case 24: operation = .useKey(try reader.read())
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

@@ -47,18 +47,26 @@ enum KeyGeneration {
         // The public half of a token key is an ordinary software key.
         var publicParameters = common.merging(publicAttributes) { _, specific in specific }
         publicParameters.removeValue(forKey: kSecAttrTokenID as String)
-        if privateParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(privateKey, privateParameters) }
-        if publicParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(publicKey, publicParameters) }
-        return (SecKey(privateKey), SecKey(publicKey))
+        var stored: SecKey?
+        if privateParameters[kSecAttrIsPermanent as String]?.isTrue == true { stored = try store(privateKey, privateParameters) }
+        if publicParameters[kSecAttrIsPermanent as String]?.isTrue == true { _ = try store(publicKey, publicParameters) }
+        return (stored ?? SecKey(privateKey), SecKey(publicKey))
     }
 
     /// Adds `key` as `SecItemAdd` with `kSecValueRef` would.
-    private static func store(_ key: AsymmetricKey, _ parameters: [String: RequestValue]) throws {
+    ///
+    /// - Returns: for a private key the keychain now holds (its access control has
+    ///   constraints), the reference to it, used through the keychain with the context the
+    ///   parameters give; nil otherwise (the generated key is returned as it is).
+    private static func store(_ key: AsymmetricKey, _ parameters: [String: RequestValue]) throws -> SecKey? {
         var dictionary = parameters.filter { !generationOnly.contains($0.key) }
         dictionary[kSecClass as String] = .string(kSecClassKey as String)
         dictionary[kSecValueRef as String] = .reference(.key(key))
-        let request = try RequestParser.parse(dictionary, for: .add)
-        _ = try ProcessKeychain.resolve().add(request)
+        var request = try RequestParser.parse(dictionary, for: .add)
+        request.returns = [.reference]
+        let keychain = try ProcessKeychain.resolve()
+        guard case .key(let added)? = try keychain.add(request)?.reference, added.isHeldByKeychain else { return nil }
+        return SecKey(added, holder: KeyHolder(keychain: keychain, entries: RequestEntries(parameters)))
     }
 
     private static func subDictionary(_ value: RequestValue?, name: String) throws -> [String: RequestValue] {
