@@ -205,6 +205,8 @@ struct KeyAccessControlTests {
             #expect(Self.exporting(key).data?.count == 97)
             let found = try Self.find([kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail])
             #expect(Self.exporting(found).data == Self.exporting(key).data)
+            // A key carrying its private half reports it among its attributes, as a software key does.
+            #expect((SecKeyCopyAttributes(found) as? [String: Any])?[kSecValueData as String] as? Data == Self.exporting(key).data)
         }
     }
 }
