@@ -4,7 +4,8 @@ import Synchronization
 
 /// Access control enforced by the keychain itself: an item of a password class whose access
 /// control has constraints (`userPresence`, `devicePasscode`, biometry, `watch`) gives its secret
-/// only to a request whose grant holds enough of them (one with `.or`, all otherwise). The
+/// only to a request whose grant holds enough of them (one with `.or`, all otherwise); a key
+/// item likewise its data, and its private key's use as `useKey` says. The
 /// keychain records a factor in a grant only after checking it itself: the passcode by its own
 /// unlock (same attempt counter and delays), biometry through its `BiometricVerifier`. Reading
 /// attributes and deleting never need a grant.

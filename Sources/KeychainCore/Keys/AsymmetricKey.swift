@@ -6,8 +6,8 @@ import KeychainHardware
 ///
 /// One type over the kinds of key (as swift-certificates' `CertificatePublicKey`), backed by an
 /// OpenSSL key. Two keys are equal when they have the same kind, class and public key, as
-/// Apple's `CFEqual` on software keys compares their attributes; private bytes are never compared
-/// or hashed.
+/// Apple's `CFEqual` on software keys compares their attributes (references to private keys the
+/// keychain holds also by their item); private bytes are never compared or hashed.
 public struct AsymmetricKey: Hashable, Sendable {
     /// The algorithm and size.
     public enum Kind: Hashable, Sendable {
