@@ -11,7 +11,7 @@ extension Keychain {
     /// Whether the keychain keeps `record`'s private key to itself: a private key item whose
     /// access control has constraints the user satisfies.
     static func holdsPrivateKey(_ record: ItemRecord) -> Bool {
-        record.itemClass == .key && record.attributes[.keyClass] == .integer(Int64(KeyClass.private.rawValue))
+        record.itemClass == .key && record.attributes[.keyClass] == .integer(KeyClass.private.rawValue)
             && record.accessControl?.userConstraints.isEmpty == false
     }
 
@@ -43,7 +43,7 @@ extension Keychain {
         return try reading { tx in
             var output: SecureBytes?
             try forEachMatch(request, context: context, in: tx) { record, row in
-                guard record.attributes[.keyClass] == .integer(Int64(KeyClass.private.rawValue)) else {
+                guard record.attributes[.keyClass] == .integer(KeyClass.private.rawValue) else {
                     throw KeychainError.param("the key reference names no private key")
                 }
                 if let policy = record.accessControl, !use.operation.isUse || policy.flags.contains(.privateKeyUsage) {
@@ -66,6 +66,28 @@ extension Keychain {
             guard let output else { throw KeychainError(.itemNotFound, "the key's item is not in the keychain") }
             return output
         }
+    }
+
+    /// Generates a private key of `type` and `bits` (`AsymmetricKey.generate`) inside the keychain
+    /// and adds it as `request` describes, so the private key never exists outside the keychain
+    /// (`SecKeyCreateRandomKey` for a permanent key whose access control has constraints). The
+    /// request's attributes win over the key's own, except its type and class.
+    ///
+    /// - Returns: the add's result (`request.returns`): its reference is the stored key's.
+    /// - Throws: `errSecParam` for a request that is not a key item without data; the errors of
+    ///   `AsymmetricKey.generate` and `add`.
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int, context: AccessContext) throws -> ItemResult? {
+        guard request.itemClass == .key, request.secret == nil, request.identity == nil else {
+            throw KeychainError.param("a generated key is added as a key item without data")
+        }
+        let key = try AsymmetricKey.generate(type: type, bits: bits)
+        var request = request
+        request.attributes = key.itemAttributes.merging(request.attributes)
+        request.attributes[.type] = .integer(type.rawValue)
+        request.attributes[.keyClass] = .integer(KeyClass.private.rawValue)
+        request.secret = Data.zeroingCopy(of: try key.externalRepresentation())
+        defer { request.secret?.wipe() }
+        return try add(request, context: context)
     }
 
     /// The result of `operation` with the private key `key`.

@@ -76,6 +76,11 @@ public struct RemoteKeychain: KeychainHandle {
         return output
     }
 
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult? {
+        guard case .item(let item) = try send(.generateKey(request, type: type, bits: bits)) else { throw unexpected("generateKey") }
+        return item
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }

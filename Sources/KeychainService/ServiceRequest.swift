@@ -69,6 +69,8 @@ public enum ServiceOperation: Sendable {
     case revokeAuthentication(grant: Data)
     /// `KeychainHandle.useKey(_:)`.
     case useKey(KeyUse)
+    /// `KeychainHandle.generateKey(_:type:bits:)`.
+    case generateKey(ItemRequest, type: KeyType, bits: Int)
 }
 
 /// `keychaind`'s answer to one request.

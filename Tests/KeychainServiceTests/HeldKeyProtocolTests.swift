@@ -116,4 +116,59 @@ struct HeldKeyProtocolTests {
         }
         #expect(exported == representation)
     }
+
+    @Test("generateKey makes the private key inside the daemon: the client gets a reference, and no reply before the granted export holds the private key")
+    func generatedInTheDaemon() throws {
+        let fixture = try DaemonFixture()
+        let socket = try UnixSocket.connect(to: fixture.socket)
+        let path = fixture.root + "/keys.keychain-db"
+        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
+            Issue.record("the keychain was not created")
+            return
+        }
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [.type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("made".utf8))]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.devicePasscode])
+        request.returns = [.reference]
+        let generated = try Self.response(socket, path, .generateKey(request, type: .ellipticCurve, bits: 256))
+        guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
+            Issue.record("no key was generated: \(generated.response)")
+            return
+        }
+        #expect(held.isHeldByKeychain)
+        #expect(held.sizeInBits == 256)
+        let item = try #require(held.keychainItemReference)
+        var search = ItemRequest(itemClass: .key)
+        search.attributes = [.applicationTag: .data(Data("made".utf8))]
+        search.returns = [.reference, .attributes]
+        let found = try Self.response(socket, path, .search(search))
+
+        // Without privateKeyUsage, signing needs nothing; export needs the passcode.
+        let message = Data("message".utf8)
+        let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        let signed = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return
+        }
+        try held.publicKey().verify(algorithm, message, signature: signature)
+        guard case .failure(let refused) = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .export, authenticationUI: .fail))).response else {
+            Issue.record("the key was exported without authentication")
+            return
+        }
+        #expect(refused.code == .interactionNotAllowed)
+        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return
+        }
+        let exported = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .export, authentication: ItemAuthentication(grant: grant))))
+        guard case .keyOutput(let representation) = exported.response else {
+            Issue.record("the key was not exported with the grant: \(exported.response)")
+            return
+        }
+        #expect(representation.count == 97)
+        #expect(representation.prefix(65) == held.publicKeyBytes)
+        let scalar = representation.suffix(32)
+        for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: scalar) == nil) }
+    }
 }

@@ -31,6 +31,15 @@ enum WireSamples {
         return result
     }
 
+    /// A key generation's add request: a tagged P-256 key with access control.
+    static var generateRequest: ItemRequest {
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [.type: .integer(73), .applicationTag: .data(Data("t".utf8))]
+        request.accessControl = try! AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .userPresence])
+        request.returns = [.reference]
+        return request
+    }
+
     /// X9.63 key exchange parameters.
     static var exchangeParameters: KeyOperationParameters {
         var parameters = KeyOperationParameters()
@@ -121,6 +130,7 @@ enum WireSamples {
                 authentication: ItemAuthentication(grant: Data([7]), applicationPassword: Data("pw".utf8)), authenticationUI: .skip)),
             .useKey(KeyUse(item: heldKeyItem, operation: .keyExchange(algorithm: "algid:keyexchange:ECDH", peer: publicKey, parameters: KeyOperationParameters()))),
             .useKey(KeyUse(item: heldKeyItem, operation: .export, authenticationUI: .fail)),
+            .generateKey(fullRequest, type: .rsa, bits: 2048), .generateKey(bareRequest, type: .ellipticCurve, bits: 256),
         ]
     }
 
@@ -244,6 +254,7 @@ extension ServiceOperation: Equatable {
         case (.authenticateBiometry(let r, let g), .authenticateBiometry(let s, let h)): return r == s && g == h
         case (.revokeAuthentication(let g), .revokeAuthentication(let h)): return g == h
         case (.useKey(let x), .useKey(let y)): return x == y
+        case (.generateKey(let x, let t, let b), .generateKey(let y, let u, let c)): return x == y && t == u && b == c
         default: return false
         }
     }

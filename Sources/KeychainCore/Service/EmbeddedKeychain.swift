@@ -68,6 +68,10 @@ public struct EmbeddedKeychain: KeychainHandle {
         Data.zeroingCopy(of: try keychain.useKey(use, context: context))
     }
 
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult? {
+        try keychain.generateKey(request, type: type, bits: bits, context: context)
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         try keychain.changePasscode(from: old, to: new)
