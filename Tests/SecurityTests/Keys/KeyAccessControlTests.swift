@@ -13,11 +13,14 @@ struct KeyAccessControlTests {
     static let tag = Data("acl-key".utf8)
     static let message = Data("message to sign".utf8)
 
-    /// Sets the passcode and generates a permanent P-256 key whose private key has `flags`
-    /// (and, when given, `context` as its authentication context).
-    static func generate(_ flags: SecAccessControlCreateFlags, context: LAContext? = nil) throws -> SecKey {
-        #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
-        #expect(SecDataProtectionTesting.setPasscode(Data(passcode.utf8), old: nil) == errSecSuccess)
+    /// Sets the passcode (unless `settingPasscode` is false: it is set) and generates a permanent
+    /// P-256 key whose private key has `flags` (and, when given, `context` as its authentication
+    /// context).
+    static func generate(_ flags: SecAccessControlCreateFlags, context: LAContext? = nil, settingPasscode: Bool = true) throws -> SecKey {
+        if settingPasscode {
+            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
+            #expect(SecDataProtectionTesting.setPasscode(Data(passcode.utf8), old: nil) == errSecSuccess)
+        }
         let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, flags, nil))
         var privateAttributes: Query = [
             kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: tag, kSecAttrAccessControl as String: control,
@@ -193,6 +196,32 @@ struct KeyAccessControlTests {
             #expect(delete(query) == errSecSuccess)
             #expect(copyMatching(merged(query, [kSecReturnRef as String: true])).status == errSecItemNotFound)
             #expect(pinentry.prompts == 0)
+        }
+    }
+
+    @Test("Constraints of a key as of an item: biometry without a reader is errSecAuthFailed without a prompt; with .or the passcode suffices")
+    func constraintCombinations() throws {
+        try TemporaryKeychain.run { environment in
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let biometric = try Self.generate([.privateKeyUsage, .biometryAny], context: pinentry.context(.pin, pin: Self.passcode))
+            #expect(Self.signing(biometric).status == errSecAuthFailed)
+            #expect(pinentry.prompts == 0)
+            #expect(delete([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag]) == errSecSuccess)
+            let either = try Self.generate(
+                [.privateKeyUsage, .biometryAny, .or, .devicePasscode], context: pinentry.context(.pin, pin: Self.passcode), settingPasscode: false)
+            #expect(Self.signing(either).status == errSecSuccess)
+            #expect(pinentry.prompts == 1)
+        }
+    }
+
+    @Test("A key the keychain holds cannot be added again by value (errSecParam): its private key is not in the process")
+    func heldKeyIsNotAddedByValue() throws {
+        try TemporaryKeychain.run { _ in
+            let key = try Self.generate([.privateKeyUsage, .devicePasscode])
+            let status = add([
+                kSecClass as String: kSecClassKey, kSecValueRef as String: key, kSecAttrApplicationTag as String: Data("copy".utf8),
+            ])
+            #expect(status == errSecParam)
         }
     }
 
