@@ -20,10 +20,10 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
         self.holder = key.isHeldByKeychain ? holder ?? .process : nil
     }
 
-    /// `local()` for a key that carries its private half; for one the keychain holds, the
-    /// keychain's answer to `operation`.
-    func privateOperation(_ operation: KeyUse.Operation, local: () throws -> Data) throws -> Data {
-        guard let holder else { return try local() }
+    /// For a key the keychain holds, the keychain's answer to `operation`; nil for a key that
+    /// carries its private half (the caller runs the operation itself).
+    func keychainOperation(_ operation: KeyUse.Operation) throws -> Data? {
+        guard let holder else { return nil }
         return try holder.run(operation, with: key)
     }
 
@@ -121,8 +121,7 @@ public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
 /// (`errSecInteractionNotAllowed`, `errSecUserCanceled` or `errSecAuthFailed` otherwise).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
     reporting(error) {
-        if key.holder != nil {
-            var exported = try key.privateOperation(.export) { Data() }
+        if var exported = try key.keychainOperation(.export) {
             defer { exported.wipe() }
             return ResultBridge.secretObject(exported)
         }
@@ -173,7 +172,8 @@ public func SecKeyCreateSignature(
     reporting(error) {
         let algorithm = String(algorithm.rawValue)
         let data = Data(referencing: dataToSign)
-        return NSData(data: try key.privateOperation(.sign(algorithm: algorithm, data: data)) { try key.key.sign(algorithm, data) })
+        if let signature = try key.keychainOperation(.sign(algorithm: algorithm, data: data)) { return NSData(data: signature) }
+        return NSData(data: try key.key.sign(algorithm, data))
     }
 }
 
@@ -213,8 +213,7 @@ public func SecKeyCreateDecryptedData(
     reporting(error) {
         let algorithm = String(algorithm.rawValue)
         let data = Data(referencing: ciphertext)
-        if key.holder != nil {
-            var plaintext = try key.privateOperation(.decrypt(algorithm: algorithm, data: data)) { Data() }
+        if var plaintext = try key.keychainOperation(.decrypt(algorithm: algorithm, data: data)) {
             defer { plaintext.wipe() }
             return plaintext.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
         }
@@ -250,9 +249,9 @@ public func SecKeyCopyKeyExchangeResult(
         default: throw KeychainError.param("ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)")
         }
         let algorithm = String(algorithm.rawValue)
-        if privateKey.holder != nil {
-            var secret = try privateKey.privateOperation(
-                .keyExchange(algorithm: algorithm, peer: try publicKey.key.publicKey(), parameters: options)) { Data() }
+        if var secret = try privateKey.keychainOperation(
+            .keyExchange(algorithm: algorithm, peer: try publicKey.key.publicKey(), parameters: options))
+        {
             defer { secret.wipe() }
             return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
         }
