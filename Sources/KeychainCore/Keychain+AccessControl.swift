@@ -4,7 +4,8 @@ import Synchronization
 
 /// Access control enforced by the keychain itself: an item of a password class whose access
 /// control has constraints (`userPresence`, `devicePasscode`, biometry, `watch`) gives its secret
-/// only to a request whose grant holds enough of them (one with `.or`, all otherwise). The
+/// only to a request whose grant holds enough of them (one with `.or`, all otherwise); a key
+/// item likewise its data, and its private key's use as `useKey` says. The
 /// keychain records a factor in a grant only after checking it itself: the passcode by its own
 /// unlock (same attempt counter and delays), biometry through its `BiometricVerifier`. Reading
 /// attributes and deleting never need a grant.
@@ -95,11 +96,12 @@ extension Keychain {
     func mayReadSecret(
         of record: ItemRecord, authentication: ItemAuthentication, ui: AuthenticationUI, context: AccessContext
     ) throws -> Bool {
-        guard Self.enforcedClasses.contains(record.itemClass), let policy = record.accessControl, policy.guardsSecret else {
+        guard Self.guardedClasses.contains(record.itemClass), let policy = record.accessControl, policy.guardsSecret else {
             return true
         }
         let constraints = policy.userConstraints
-        let passwordMissing = policy.flags.contains(.applicationPassword) && authentication.applicationPassword == nil
+        let passwordMissing = Self.enforcedClasses.contains(record.itemClass) && policy.flags.contains(.applicationPassword)
+            && authentication.applicationPassword == nil
         let grant = grants.grant(authentication.grant, owner: context.peer)
         let satisfied = constraints.filter { constraint in
             guard let grant else { return false }
@@ -183,6 +185,10 @@ extension Keychain {
         }
     }
 
-    /// The classes whose secrets access control guards here (keys are not enforced yet).
+    /// The classes whose secrets an application password seals.
     static let enforcedClasses: Set<ItemClass> = [.genericPassword, .internetPassword]
+
+    /// The classes whose secrets (for keys: the key's data, and with `.privateKeyUsage` its use)
+    /// user constraints guard.
+    static let guardedClasses: Set<ItemClass> = [.genericPassword, .internetPassword, .key]
 }

@@ -302,7 +302,7 @@ extension Keychain {
         reading: SecretReading? = nil
     ) throws -> ItemResult? {
         var returns = returns
-        if returns.contains(.data), Self.enforcedClasses.contains(record.itemClass), record.accessControl?.guardsSecret == true {
+        if returns.contains(.data), Self.guardedClasses.contains(record.itemClass), record.accessControl?.guardsSecret == true {
             if let reading {
                 guard try reading.verifiesStorage
                     || mayReadSecret(of: record, authentication: reading.authentication, ui: reading.ui, context: reading.context)
@@ -327,7 +327,7 @@ extension Keychain {
             persistentReference: record.persistentReference, leavingOutItemsWithoutObject: true
         ) { data in
             let secret = try data ?? row.secret.flatMap { try readableSecret($0, of: row) }
-            return reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret)
+            return reference(of: record, secret: secret)
         }
     }
 

@@ -266,7 +266,7 @@ public final class Keychain: Sendable {
         return ItemResultBuilder(returns: request.returns).result(
             itemClass: record.itemClass, attributesOf: record, data: request.secret ?? Data(),
             persistentReference: record.persistentReference, leavingOutItemsWithoutObject: false
-        ) { _ in reference(itemClass: record.itemClass, attributes: record.attributes, secret: request.secret) }
+        ) { _ in reference(of: record, secret: request.secret) }
     }
 
     // MARK: - SecItemCopyMatching

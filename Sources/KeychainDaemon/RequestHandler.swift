@@ -120,6 +120,11 @@ struct RequestHandler: Sendable {
         case .revokeAuthentication(let grant):
             try keychain.revokeAuthentication(grant: grant)
             return .done
+        case .useKey(let use):
+            return .keyOutput(try keychain.useKey(use))
+        case .generateKey(let request, let type, let bits):
+            try request.validate(for: .add)
+            return .item(try keychain.generateKey(request, type: type, bits: bits))
         case .changePasscode(let old, let new):
             return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })
         case .settings: return .settings(try keychain.settings())

@@ -37,13 +37,19 @@ extension ItemReference: WireCodable {
 
 /// A key: type and class numbers, then the external representation (which holds the private
 /// key of a private key: the decoded copy is zeroed once the key is built), or for a key held
-/// by the TPM its wrapped blob (`AsymmetricKey.storedRepresentation`).
+/// by the TPM its wrapped blob (`AsymmetricKey.storedRepresentation`), or for a private key the
+/// keychain holds its reference (`AsymmetricKey.keychainItemRepresentation`: the item's
+/// persistent reference and the public key, never the private key).
 extension AsymmetricKey: WireCodable {
     /// Writes the key's type, class and external representation.
     public func encode(to writer: inout WireWriter) throws {
         writer.integer(type.rawValue)
         writer.integer(keyClass.rawValue)
-        writer.bytes(try storedRepresentation())
+        if let reference = keychainItemRepresentation {
+            writer.bytes(reference)
+        } else {
+            writer.bytes(try storedRepresentation())
+        }
     }
 
     /// Reads and rebuilds a key.
@@ -57,6 +63,10 @@ extension AsymmetricKey: WireCodable {
         var representation = try reader.bytes()
         defer { representation.wipe() }
         self = try engineValue("a key") {
+            if AsymmetricKey.isKeychainItemRepresentation(representation) {
+                guard keyClass == .private else { throw WireError(.invalidValue, "a key reference is a private key") }
+                return try AsymmetricKey(keychainItemRepresentation: representation, type: type)
+            }
             if AsymmetricKey.isHardwareRepresentation(representation) {
                 return try AsymmetricKey(hardwareRepresentation: representation)
             }

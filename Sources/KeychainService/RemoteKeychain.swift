@@ -71,6 +71,16 @@ public struct RemoteKeychain: KeychainHandle {
 
     public func revokeAuthentication(grant: Data) throws { try expectDone(.revokeAuthentication(grant: grant)) }
 
+    public func useKey(_ use: KeyUse) throws -> Data {
+        guard case .keyOutput(let output) = try send(.useKey(use)) else { throw unexpected("useKey") }
+        return output
+    }
+
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult? {
+        guard case .item(let item) = try send(.generateKey(request, type: type, bits: bits)) else { throw unexpected("generateKey") }
+        return item
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }

@@ -7,7 +7,7 @@ import KeychainCore
 /// 8 allItems, 9 status, 10 unlock, 11 lock, 12 changePasscode, 13 settings,
 /// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
 /// 19 removeProgram, 20 defaultAccessGroup, 21 authenticate, 22 authenticateBiometry,
-/// 23 revokeAuthentication.
+/// 23 revokeAuthentication, 24 useKey, 25 generateKey.
 extension ServiceRequest: WireCodable {
     /// Writes the path, the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -77,6 +77,14 @@ extension ServiceRequest: WireCodable {
         case .revokeAuthentication(let grant):
             writer.u8(23)
             writer.bytes(grant)
+        case .useKey(let use):
+            writer.u8(24)
+            try writer.write(use)
+        case .generateKey(let request, let type, let bits):
+            writer.u8(25)
+            try writer.write(request)
+            writer.integer(type.rawValue)
+            writer.int(bits)
         }
     }
 
@@ -108,6 +116,11 @@ extension ServiceRequest: WireCodable {
         case 21: operation = .authenticate(passcode: try reader.bytes(), grant: try reader.optional { try $0.bytes() })
         case 22: operation = .authenticateBiometry(reason: try reader.string(), grant: try reader.optional { try $0.bytes() })
         case 23: operation = .revokeAuthentication(grant: try reader.bytes())
+        case 24: operation = .useKey(try reader.read())
+        case 25:
+            let request = try reader.read(ItemRequest.self)
+            guard let type = KeyType(rawValue: try reader.integer(Int64.self)) else { throw WireError(.unknownTag, "unknown key type") }
+            operation = .generateKey(request, type: type, bits: try reader.int())
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

@@ -67,6 +67,10 @@ public enum ServiceOperation: Sendable {
     case authenticateBiometry(reason: String, grant: Data?)
     /// `KeychainHandle.revokeAuthentication(grant:)`.
     case revokeAuthentication(grant: Data)
+    /// `KeychainHandle.useKey(_:)`.
+    case useKey(KeyUse)
+    /// `KeychainHandle.generateKey(_:type:bits:)`.
+    case generateKey(ItemRequest, type: KeyType, bits: Int)
 }
 
 /// `keychaind`'s answer to one request.
@@ -95,6 +99,8 @@ public enum ServiceResponse: Sendable {
     case programs([RegisteredProgram])
     /// A grant's identifier (`authenticate`).
     case grant(Data)
+    /// A key operation's output (`useKey`): the signature, plaintext, shared secret or exported key.
+    case keyOutput(Data)
     /// The request failed: the engine's error, as an embedded call would have thrown it.
     case failure(KeychainError)
 }

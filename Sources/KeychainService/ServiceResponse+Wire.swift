@@ -3,7 +3,8 @@ import KeychainCore
 
 /// A response's payload: the case's tag (one byte), then its fields. Tags are fixed per case:
 /// 1 done, 2 item (an optional result), 3 items, 4 count (Int64), 5 itemsWithDamage,
-/// 6 status, 7 settings, 8 backup, 9 restore, 10 programs, 11 failure, 12 group, 13 grant.
+/// 6 status, 7 settings, 8 backup, 9 restore, 10 programs, 11 failure, 12 group, 13 grant,
+/// 14 keyOutput.
 extension ServiceResponse: WireCodable {
     /// Writes the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -46,6 +47,9 @@ extension ServiceResponse: WireCodable {
         case .grant(let grant):
             writer.u8(13)
             writer.bytes(grant)
+        case .keyOutput(let output):
+            writer.u8(14)
+            writer.bytes(output)
         }
     }
 
@@ -65,6 +69,7 @@ extension ServiceResponse: WireCodable {
         case 11: self = .failure(try reader.read())
         case 13: self = .grant(try reader.bytes())
         case 12: self = .group(try reader.string())
+        case 14: self = .keyOutput(try reader.bytes())
         default: throw WireError(.unknownTag, "unknown response")
         }
     }

@@ -30,25 +30,40 @@ package enum AuthenticatedCall {
         _ request: ItemRequest, context: (any KeychainAuthenticating)?, reason: String?, keychain: any KeychainHandle,
         _ body: (ItemRequest) throws -> T
     ) throws -> T {
-        var request = request
-        if let context {
-            request.authentication.grant = context.grant(forKeychainAt: keychain.path)
-            if let password = context.applicationPassword { request.authentication.applicationPassword = Data.zeroingCopy(of: password) }
+        try run(authentication: request.authentication, context: context, reason: reason, keychain: keychain) { authentication in
+            var request = request
+            request.authentication = authentication
+            return try body(request)
         }
-        defer { request.authentication.applicationPassword?.wipe() }
+    }
+
+    /// Calls `body` with `authentication` (completed from `context`), authenticating through
+    /// `context` (nil: one made for this call, when the keychain first asks) and calling again
+    /// with the new grant as the keychain asks: for requests other than item requests (a use of
+    /// a key the keychain holds).
+    static func run<T>(
+        authentication: ItemAuthentication, context: (any KeychainAuthenticating)?, reason: String?,
+        keychain: any KeychainHandle, _ body: (ItemAuthentication) throws -> T
+    ) throws -> T {
+        var authentication = authentication
+        if let context {
+            authentication.grant = context.grant(forKeychainAt: keychain.path)
+            if let password = context.applicationPassword { authentication.applicationPassword = Data.zeroingCopy(of: password) }
+        }
+        defer { authentication.applicationPassword?.wipe() }
         // A call's own context (this process's environment and name) is made only when the
         // keychain asks for authentication: most calls never need one.
         var asking = context
         for _ in 0..<maximumRounds {
             do {
-                return try body(request)
+                return try body(authentication)
             } catch let error as KeychainError where error.code == .authenticationNeeded {
                 let context = asking ?? oneCall()
                 asking = context
                 try context.satisfy(error.constraints ?? [], keychain: keychain, reason: reason)
-                request.authentication.grant = context.grant(forKeychainAt: keychain.path)
-                request.authentication.applicationPassword?.wipe()
-                request.authentication.applicationPassword = context.applicationPassword.map { Data.zeroingCopy(of: $0) }
+                authentication.grant = context.grant(forKeychainAt: keychain.path)
+                authentication.applicationPassword?.wipe()
+                authentication.applicationPassword = context.applicationPassword.map { Data.zeroingCopy(of: $0) }
             }
         }
         throw KeychainError(.authFailed, "the item's access control was not satisfied")
@@ -69,7 +84,7 @@ package enum AuthenticatedCall {
     }
 
     /// `kSecUseOperationPrompt`, when given.
-    private static func reason(in entries: RequestEntries) -> String? {
+    static func reason(in entries: RequestEntries) -> String? {
         if case .string(let prompt)? = entries[kSecUseOperationPrompt as String] { return prompt }
         return nil
     }

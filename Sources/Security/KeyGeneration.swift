@@ -5,7 +5,9 @@ import KeychainCore
 /// sub-dictionaries (whose values win), the generation-only keys are dropped before storage, and
 /// each half is stored only when its parameters say `kSecAttrIsPermanent`. With
 /// `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` (top level only) the private key is made
-/// inside the TPM and stored as its wrapped blob.
+/// inside the TPM and stored as its wrapped blob. A permanent private key whose access control
+/// has constraints is generated inside the keychain (`KeychainHandle.generateKey`), which keeps
+/// it: the caller gets a reference (`SecKey` used through the keychain).
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = [
@@ -36,20 +38,47 @@ enum KeyGeneration {
         default:
             throw KeychainError.param("kSecAttrTokenID names no token this keychain has")
         }
-        let privateKey = inToken
-            ? try AsymmetricKey.generateInHardware(type: type, bits: Int(bits))
-            : try AsymmetricKey.generate(type: type, bits: Int(bits))
-        let publicKey = try privateKey.publicKey()
-
         var common = top.filter { !generationOnly.contains($0.key) }
         common.removeValue(forKey: kSecClass as String)
         let privateParameters = common.merging(privateAttributes) { _, specific in specific }
         // The public half of a token key is an ordinary software key.
         var publicParameters = common.merging(publicAttributes) { _, specific in specific }
         publicParameters.removeValue(forKey: kSecAttrTokenID as String)
-        if privateParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(privateKey, privateParameters) }
+        let privatePermanent = privateParameters[kSecAttrIsPermanent as String]?.isTrue == true
+
+        let privateKey: SecKey
+        let publicKey: AsymmetricKey
+        if !inToken, privatePermanent, let request = try heldKeyRequest(privateParameters, type: type) {
+            // The keychain keeps the private key: it is generated there, and this process gets a reference.
+            let keychain = try ProcessKeychain.resolve()
+            guard case .key(let held)? = try keychain.generateKey(request, type: type, bits: Int(bits))?.reference, held.isHeldByKeychain
+            else { throw KeychainError(.internal, "the keychain returned no reference to the key it generated") }
+            privateKey = SecKey(held, holder: KeyHolder(keychain: keychain, entries: RequestEntries(privateParameters)))
+            publicKey = try held.publicKey()
+        } else {
+            let generated = inToken
+                ? try AsymmetricKey.generateInHardware(type: type, bits: Int(bits))
+                : try AsymmetricKey.generate(type: type, bits: Int(bits))
+            publicKey = try generated.publicKey()
+            if privatePermanent { try store(generated, privateParameters) }
+            privateKey = SecKey(generated)
+        }
         if publicParameters[kSecAttrIsPermanent as String]?.isTrue == true { try store(publicKey, publicParameters) }
-        return (SecKey(privateKey), SecKey(publicKey))
+        return (privateKey, SecKey(publicKey))
+    }
+
+    /// The add request of a private key the keychain will hold (its access control has
+    /// constraints), for the keychain to generate the key into; nil for other keys.
+    private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType) throws -> ItemRequest? {
+        guard parameters[kSecAttrAccessControl as String] != nil else { return nil }
+        var dictionary = parameters.filter { !generationOnly.contains($0.key) }
+        dictionary[kSecClass as String] = .string(kSecClassKey as String)
+        dictionary[kSecAttrKeyType as String] = .string(String(type.rawValue))
+        dictionary[kSecAttrKeyClass as String] = .string(kSecAttrKeyClassPrivate as String)
+        var request = try RequestParser.parse(dictionary, for: .add)
+        guard request.accessControl?.userConstraints.isEmpty == false else { return nil }
+        request.returns = [.reference]
+        return request
     }
 
     /// Adds `key` as `SecItemAdd` with `kSecValueRef` would.

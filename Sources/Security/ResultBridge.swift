@@ -5,15 +5,16 @@ enum ResultBridge {
     /// The object for `results`: nothing when no return key was set; one object when the limit
     /// is one; otherwise an array. Each item is its single requested part, or a dictionary of
     /// its parts when two or more were requested.
-    static func object(_ results: [ItemResult], returns: ReturnOptions, limit: MatchLimit) -> CFTypeRef? {
+    /// `holder` is where keys the keychain holds are used.
+    static func object(_ results: [ItemResult], returns: ReturnOptions, limit: MatchLimit, holder: KeyHolder? = nil) -> CFTypeRef? {
         if limit == .one {
-            return results.first.flatMap { item(for: $0, returns: returns) }
+            return results.first.flatMap { item(for: $0, returns: returns, holder: holder) }
         }
-        return results.compactMap { item(for: $0, returns: returns) } as NSArray
+        return results.compactMap { item(for: $0, returns: returns, holder: holder) } as NSArray
     }
 
     /// One item's result.
-    static func item(for result: ItemResult, returns: ReturnOptions) -> CFTypeRef? {
+    static func item(for result: ItemResult, returns: ReturnOptions, holder: KeyHolder? = nil) -> CFTypeRef? {
         switch returns {
         case []:
             return nil
@@ -24,25 +25,26 @@ enum ResultBridge {
         case .attributes:
             return attributes(result).dictionary
         case .reference:
-            return result.reference.map(object)  // passwords have no reference type: no object
+            return result.reference.map { object($0, holder: holder) }  // passwords have no reference type: no object
         default:
             var entries = returns.contains(.attributes) ? attributes(result) : DictionaryEntries(capacity: 4)
             if let data = result.data, returns.contains(.data) { entries.append("v_Data", secretObject(data)) }
             if let reference = result.persistentReference { entries.append("v_PersistentRef", reference as NSData) }
             if returns.contains(.reference) {
                 entries.append("class", result.itemClass.rawValue as NSString)
-                if let reference = result.reference { entries.append("v_Ref", object(reference)) }
+                if let reference = result.reference { entries.append("v_Ref", object(reference, holder: holder)) }
             }
             return entries.dictionary
         }
     }
 
-    /// The `SecKey`, `SecCertificate` or `SecIdentity` for an engine reference.
-    static func object(_ reference: ItemReference) -> AnyObject {
+    /// The `SecKey`, `SecCertificate` or `SecIdentity` for an engine reference; a private key the
+    /// keychain holds is used through `holder`.
+    static func object(_ reference: ItemReference, holder: KeyHolder? = nil) -> AnyObject {
         switch reference {
-        case .key(let key): return SecKey(key)
+        case .key(let key): return SecKey(key, holder: holder)
         case .certificate(let certificate): return SecCertificate(certificate)
-        case .identity(let identity): return SecIdentity(identity)
+        case .identity(let identity): return SecIdentity(identity, holder: holder)
         }
     }
 

@@ -36,7 +36,7 @@ public func SecCertificateCopySubjectSummary(_ certificate: SecCertificate) -> C
 /// The certificate's public key (`SecCertificateCopyKey`); nil for a key type this keychain does
 /// not support.
 public func SecCertificateCopyKey(_ certificate: SecCertificate) -> SecKey? {
-    (try? certificate.certificate.publicKey()).map(SecKey.init)
+    (try? certificate.certificate.publicKey()).map { SecKey($0) }
 }
 
 /// The certificate's public key (`SecCertificateCopyPublicKey`, deprecated name of

@@ -3,8 +3,13 @@ import KeychainCore
 /// A certificate with its private key (`SecIdentity`).
 public final class SecIdentity: Hashable, @unchecked Sendable, CustomStringConvertible {
     let identity: Identity
+    /// Where the private key is used when the keychain holds it.
+    let holder: KeyHolder?
 
-    init(_ identity: Identity) { self.identity = identity }
+    init(_ identity: Identity, holder: KeyHolder? = nil) {
+        self.identity = identity
+        self.holder = holder
+    }
 
     public static func == (lhs: SecIdentity, rhs: SecIdentity) -> Bool { lhs.identity == rhs.identity }
     public func hash(into hasher: inout Hasher) { hasher.combine(identity) }
@@ -29,7 +34,7 @@ public func SecIdentityCopyCertificate(_ identity: SecIdentity, _ certificate: U
 
 /// The identity's private key (`SecIdentityCopyPrivateKey`).
 public func SecIdentityCopyPrivateKey(_ identity: SecIdentity, _ privateKey: UnsafeMutablePointer<SecKey?>) -> OSStatus {
-    privateKey.pointee = SecKey(identity.identity.privateKey)
+    privateKey.pointee = SecKey(identity.identity.privateKey, holder: identity.holder)
     return errSecSuccess
 }
 
@@ -49,9 +54,12 @@ public func SecIdentityCreateWithCertificate(
         var request = ItemRequest(itemClass: .key)
         request.attributes = [.keyClass: .integer(1), .applicationLabel: .data(certificate.certificate.publicKeyHash)]
         request.returns = [.reference]
-        for result in try ProcessKeychain.resolve().search(request) {
+        let keychain = try ProcessKeychain.resolve()
+        for result in try keychain.search(request) {
             if case .key(let key)? = result.reference, certificate.certificate.matches(privateKey: key) {
-                identity.pointee = SecIdentity(Identity(certificate: certificate.certificate, privateKey: key))
+                identity.pointee = SecIdentity(
+                    Identity(certificate: certificate.certificate, privateKey: key),
+                    holder: KeyHolder(keychain: keychain, entries: RequestEntries()))
                 return
             }
         }

@@ -39,7 +39,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let keychain = try ProcessKeychain.resolve()
         let added = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.add($0) }
         if let result, let added {
-            result.pointee = ResultBridge.item(for: added, returns: request.returns)
+            result.pointee = ResultBridge.item(for: added, returns: request.returns, holder: KeyHolder(keychain: keychain, entries: entries))
         }
     }
 }
@@ -65,7 +65,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let keychain = try ProcessKeychain.resolve()
         let found = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.search($0) }
         if let result {
-            result.pointee = ResultBridge.object(found, returns: request.returns, limit: request.matchLimit ?? .one)
+            result.pointee = ResultBridge.object(
+                found, returns: request.returns, limit: request.matchLimit ?? .one, holder: KeyHolder(keychain: keychain, entries: entries))
         }
     }
 }

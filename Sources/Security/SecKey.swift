@@ -1,13 +1,31 @@
+import Foundation
 import KeychainCore
+import KeychainCrypto
 
 /// A cryptographic key (`SecKey`): RSA or elliptic curve (P-192 to P-521), public or private.
 ///
 /// Equal keys have the same type, class and public key, as Apple compares software keys; a
 /// private key is never compared by its private bytes.
+///
+/// A stored private key whose access control has constraints is a reference: the keychain keeps
+/// the private key, and signing, decryption, key exchange and export are requests to it, made
+/// through the keychain and context the key was found or made with (`KeyHolder`).
 public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertible {
     let key: AsymmetricKey
+    /// Where a private key the keychain holds is used; nil for other keys.
+    let holder: KeyHolder?
 
-    init(_ key: AsymmetricKey) { self.key = key }
+    init(_ key: AsymmetricKey, holder: KeyHolder? = nil) {
+        self.key = key
+        self.holder = key.isHeldByKeychain ? holder ?? .process : nil
+    }
+
+    /// For a key the keychain holds, the keychain's answer to `operation`; nil for a key that
+    /// carries its private half (the caller runs the operation itself).
+    func keychainOperation(_ operation: KeyUse.Operation) throws -> Data? {
+        guard let holder else { return nil }
+        return try holder.run(operation, with: key)
+    }
 
     public static func == (lhs: SecKey, rhs: SecKey) -> Bool { lhs.key == rhs.key }
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
@@ -94,13 +112,21 @@ public func SecKeyCreateWithData(
 
 /// The public key of a key pair (`SecKeyCopyPublicKey`); a public key returns an equal key.
 public func SecKeyCopyPublicKey(_ key: SecKey) -> SecKey? {
-    (try? key.key.publicKey()).map(SecKey.init)
+    (try? key.key.publicKey()).map { SecKey($0) }
 }
 
 /// The key's external representation (`SecKeyCopyExternalRepresentation`): see
-/// `SecKeyCreateWithData`. For a private key this is the private key itself.
+/// `SecKeyCreateWithData`. For a private key this is the private key itself; for one the
+/// keychain holds, the keychain gives it once the key's access control is satisfied
+/// (`errSecInteractionNotAllowed`, `errSecUserCanceled` or `errSecAuthFailed` otherwise).
 public func SecKeyCopyExternalRepresentation(_ key: SecKey, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> CFData? {
-    reporting(error) { try key.key.externalRepresentation().withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) } }
+    reporting(error) {
+        if var exported = try key.keychainOperation(.export) {
+            defer { exported.wipe() }
+            return ResultBridge.secretObject(exported)
+        }
+        return try key.key.externalRepresentation().withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+    }
 }
 
 /// The key's attributes (`SecKeyCopyAttributes`), as Apple reports a software key: class,
@@ -133,15 +159,22 @@ public func SecKeyIsAlgorithmSupported(_ key: SecKey, _ operation: SecKeyOperati
     key.key.supports(operation.operation, String(algorithm.rawValue))
 }
 
-/// Signs data with a private key (`SecKeyCreateSignature`).
+/// Signs data with a private key (`SecKeyCreateSignature`). A key the keychain holds signs in
+/// the keychain, after its access control (with `.privateKeyUsage`) is satisfied.
 ///
 /// - Returns: the signature (DER for X9.62 ECDSA, `r ‖ s` for RFC 4754), or nil with a
 ///   `CFError`: `errSecParam` when the key does not support the algorithm or a digest has the
-///   wrong length.
+///   wrong length; `errSecInteractionNotAllowed`, `errSecUserCanceled` or `errSecAuthFailed`
+///   when the key's access control is not satisfied.
 public func SecKeyCreateSignature(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ dataToSign: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
-    reporting(error) { NSData(data: try key.key.sign(String(algorithm.rawValue), Data(referencing: dataToSign))) }
+    reporting(error) {
+        let algorithm = String(algorithm.rawValue)
+        let data = Data(referencing: dataToSign)
+        if let signature = try key.keychainOperation(.sign(algorithm: algorithm, data: data)) { return NSData(data: signature) }
+        return NSData(data: try key.key.sign(algorithm, data))
+    }
 }
 
 /// Verifies a signature with a public key (`SecKeyVerifySignature`).
@@ -168,17 +201,23 @@ public func SecKeyCreateEncryptedData(
     reporting(error) { NSData(data: try key.key.encrypt(String(algorithm.rawValue), Data(referencing: plaintext))) }
 }
 
-/// Decrypts with a private key (`SecKeyCreateDecryptedData`).
+/// Decrypts with a private key (`SecKeyCreateDecryptedData`). A key the keychain holds decrypts
+/// in the keychain, after its access control (with `.privateKeyUsage`) is satisfied.
 ///
 /// - Returns: the plaintext, or nil with an `errSecParam` `CFError` (unsupported algorithm, bad
-///   padding, failed authentication).
+///   padding, failed authentication); `errSecInteractionNotAllowed`, `errSecUserCanceled` or
+///   `errSecAuthFailed` when the key's access control is not satisfied.
 public func SecKeyCreateDecryptedData(
     _ key: SecKey, _ algorithm: SecKeyAlgorithm, _ ciphertext: CFData, _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?
 ) -> CFData? {
     reporting(error) {
-        try key.key.decrypt(String(algorithm.rawValue), Data(referencing: ciphertext)).withUnsafeBytes {
-            NSData(bytes: $0.baseAddress, length: $0.count)
+        let algorithm = String(algorithm.rawValue)
+        let data = Data(referencing: ciphertext)
+        if var plaintext = try key.keychainOperation(.decrypt(algorithm: algorithm, data: data)) {
+            defer { plaintext.wipe() }
+            return plaintext.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
         }
+        return try key.key.decrypt(algorithm, data).withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 }
 
@@ -209,7 +248,14 @@ public func SecKeyCopyKeyExchangeResult(
         case nil: break
         default: throw KeychainError.param("ECDHKeyExchange wrong sharedInfo type (must be CFData/NSData)")
         }
-        return try privateKey.key.keyExchange(String(algorithm.rawValue), peer: publicKey.key, parameters: options)
+        let algorithm = String(algorithm.rawValue)
+        if var secret = try privateKey.keychainOperation(
+            .keyExchange(algorithm: algorithm, peer: try publicKey.key.publicKey(), parameters: options))
+        {
+            defer { secret.wipe() }
+            return secret.withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
+        }
+        return try privateKey.key.keyExchange(algorithm, peer: publicKey.key, parameters: options)
             .withUnsafeBytes { NSData(bytes: $0.baseAddress, length: $0.count) }
     }
 }

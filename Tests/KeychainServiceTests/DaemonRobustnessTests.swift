@@ -37,7 +37,7 @@ struct DaemonRobustnessTests {
     @Test("bytes that are not frames, a frame over the limit and another protocol version get one refusal, then the connection closes; others go on")
     func hostileFrames() throws {
         let fixture = try DaemonFixture()
-        var oversized = Data([0x4B, 0x43, 0, 2])
+        var oversized = Data([0x4B, 0x43, 0, UInt8(ServiceFrame.version)])
         oversized.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF])  // 4 GiB announced, nothing sent
         let otherVersion = Data([0x4B, 0x43, 0, 9, 0, 0, 0, 0])
         for (index, bytes) in [Data("GET / HTTP/1.1\r\n\r\n".utf8), oversized, otherVersion].enumerated() {

@@ -18,6 +18,36 @@ enum WireSamples {
     static let publicKey = try! AsymmetricKey(
         externalRepresentation: certificate.publicKeyBits, type: .ellipticCurve, keyClass: .public)
 
+    /// The persistent reference of a key item.
+    static let heldKeyItem = PersistentReference(itemClass: .key, uuid: Data(repeating: 0x6B, count: 16)).data
+
+    /// A reference to a private key the keychain holds (the certificate's key pair).
+    static let heldKey = try! AsymmetricKey.heldByKeychain(item: heldKeyItem, publicHalf: publicKey)
+
+    /// A search result holding `heldKey`.
+    static var heldKeyResult: ItemResult {
+        var result = ItemResult(itemClass: .key)
+        result.reference = .key(heldKey)
+        return result
+    }
+
+    /// A key generation's add request: a tagged P-256 key with access control.
+    static var generateRequest: ItemRequest {
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [.type: .integer(73), .applicationTag: .data(Data("t".utf8))]
+        request.accessControl = try! AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .userPresence])
+        request.returns = [.reference]
+        return request
+    }
+
+    /// X9.63 key exchange parameters.
+    static var exchangeParameters: KeyOperationParameters {
+        var parameters = KeyOperationParameters()
+        parameters.requestedSize = 32
+        parameters.sharedInfo = Data([1, 2])
+        return parameters
+    }
+
     /// Fresh private keys (never committed): an EC P-256 and an RSA 1024 key.
     static let ecPrivateKey = try! AsymmetricKey.generate(type: .ellipticCurve, bits: 256)
     static let rsaPrivateKey = try! AsymmetricKey.generate(type: .rsa, bits: 1024)
@@ -94,6 +124,13 @@ enum WireSamples {
             .restore(path: "/tmp/b.backup", password: Data()),
             .registerProgram(executablePath: "/usr/bin/app", entitlements: Data("<plist/>".utf8)),
             .registeredPrograms, .removeProgram(executablePath: "/usr/bin/app"), .defaultAccessGroup,
+            .useKey(KeyUse(item: heldKeyItem, operation: .sign(algorithm: "algid:sign:RSA:raw", data: Data([0, 1])))),
+            .useKey(KeyUse(
+                item: heldKeyItem, operation: .decrypt(algorithm: "algid:encrypt:RSA:OAEP:SHA256", data: Data()),
+                authentication: ItemAuthentication(grant: Data([7]), applicationPassword: Data("pw".utf8)), authenticationUI: .skip)),
+            .useKey(KeyUse(item: heldKeyItem, operation: .keyExchange(algorithm: "algid:keyexchange:ECDH", peer: publicKey, parameters: KeyOperationParameters()))),
+            .useKey(KeyUse(item: heldKeyItem, operation: .export, authenticationUI: .fail)),
+            .generateKey(fullRequest, type: .rsa, bits: 2048), .generateKey(bareRequest, type: .ellipticCurve, bits: 256),
         ]
     }
 
@@ -113,7 +150,7 @@ enum WireSamples {
         var identity = ItemResult(itemClass: .identity)
         identity.reference = .identity(Identity(certificate: Self.certificate, privateKey: ecPrivateKey))
         identity.data = Data()
-        return [full, ItemResult(itemClass: .internetPassword), key, publicKey, certificate, identity]
+        return [full, ItemResult(itemClass: .internetPassword), key, publicKey, certificate, identity, heldKeyResult]
     }
 
     static let unsafeFile = UnsafeFile(
@@ -123,7 +160,7 @@ enum WireSamples {
     /// Every response.
     static var responses: [ServiceResponse] {
         [
-            .done, .item(nil), .item(results[0]), .items([]), .items(results), .count(0), .count(Int.max), .group("TEAM.app"), .group(""),
+            .done, .keyOutput(Data()), .keyOutput(Data([0x30, 1, 2])), .item(nil), .item(results[0]), .items([]), .items(results), .count(0), .count(Int.max), .group("TEAM.app"), .group(""),
             .itemsWithDamage(results, KeychainDamage(unreadableItems: 2, missingItems: 3)),
             .status(KeychainStatus(lockState: .locked, hasPasscode: true, passcodeRetryDelay: 0.5, daemonProcess: 4242)),
             .status(KeychainStatus(lockState: .beforeFirstUnlock, hasPasscode: false, passcodeRetryDelay: nil, daemonProcess: nil)),
@@ -182,6 +219,19 @@ extension ItemResult: Equatable {
     }
 }
 
+extension KeyUse: Equatable {
+    public static func == (a: KeyUse, b: KeyUse) -> Bool {
+        guard a.item == b.item, a.authentication == b.authentication, a.authenticationUI == b.authenticationUI else { return false }
+        switch (a.operation, b.operation) {
+        case (.sign(let p, let d), .sign(let q, let e)), (.decrypt(let p, let d), .decrypt(let q, let e)): return p == q && d == e
+        case (.keyExchange(let p, let k, let x), .keyExchange(let q, let l, let y)):
+            return p == q && k == l && x.requestedSize == y.requestedSize && x.sharedInfo == y.sharedInfo
+        case (.export, .export): return true
+        default: return false
+        }
+    }
+}
+
 extension ServiceOperation: Equatable {
     public static func == (a: ServiceOperation, b: ServiceOperation) -> Bool {
         switch (a, b) {
@@ -203,6 +253,8 @@ extension ServiceOperation: Equatable {
         case (.authenticate(let p, let g), .authenticate(let q, let h)): return p == q && g == h
         case (.authenticateBiometry(let r, let g), .authenticateBiometry(let s, let h)): return r == s && g == h
         case (.revokeAuthentication(let g), .revokeAuthentication(let h)): return g == h
+        case (.useKey(let x), .useKey(let y)): return x == y
+        case (.generateKey(let x, let t, let b), .generateKey(let y, let u, let c)): return x == y && t == u && b == c
         default: return false
         }
     }
@@ -224,6 +276,7 @@ extension ServiceResponse: Equatable {
         case (.programs(let x), .programs(let y)): return x == y
         case (.failure(let x), .failure(let y)): return x == y
         case (.grant(let x), .grant(let y)): return x == y
+        case (.keyOutput(let x), .keyOutput(let y)): return x == y
         default: return false
         }
     }

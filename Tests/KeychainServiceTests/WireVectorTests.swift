@@ -73,6 +73,16 @@ struct WireVectorTests {
             ("request-authenticate", .request(ServiceRequest(keychainPath: "/k", operation: .authenticate(passcode: Data("2580".utf8), grant: Data(repeating: 0x47, count: 32))))),
             ("request-authenticate-biometry", .request(ServiceRequest(keychainPath: "/k", operation: .authenticateBiometry(reason: "r", grant: nil)))),
             ("request-revoke-authentication", .request(ServiceRequest(keychainPath: "/k", operation: .revokeAuthentication(grant: Data([1, 2]))))),
+            ("request-use-key-sign", .request(ServiceRequest(keychainPath: "/k", operation: .useKey(KeyUse(
+                item: WireSamples.heldKeyItem, operation: .sign(algorithm: "algid:sign:ECDSA:message-X962:SHA256", data: Data("m".utf8)),
+                authentication: ItemAuthentication(grant: Data(repeating: 0x47, count: 32)), authenticationUI: .fail))))),
+            ("request-use-key-exchange", .request(ServiceRequest(keychainPath: "/k", operation: .useKey(KeyUse(
+                item: WireSamples.heldKeyItem,
+                operation: .keyExchange(algorithm: "algid:keyexchange:ECDH:standard:X963SHA256", peer: WireSamples.publicKey, parameters: WireSamples.exchangeParameters)))))),
+            ("request-use-key-export", .request(ServiceRequest(keychainPath: "/k", operation: .useKey(KeyUse(item: WireSamples.heldKeyItem, operation: .export))))),
+            ("request-generate-key", .request(ServiceRequest(keychainPath: "/k", operation: .generateKey(WireSamples.generateRequest, type: .ellipticCurve, bits: 256)))),
+            ("response-key-output", .response(.keyOutput(Data([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02])))),
+            ("response-item-held-key", .response(.item(WireSamples.heldKeyResult))),
             ("response-grant", .response(.grant(Data(repeating: 0x47, count: 32)))),
             ("response-failure-authentication-needed-constraints", .response(.failure(KeychainError(authenticationNeededFor: [.biometryAny, .or, .devicePasscode])))),
             ("request-register-program", .request(ServiceRequest(keychainPath: "/k", operation: .registerProgram(executablePath: "/bin/a", entitlements: Data("<d/>".utf8))))),

@@ -16,6 +16,7 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the key does not support the algorithm or the input has the
     ///   wrong size for it.
     public func sign(_ algorithm: String, _ data: Data) throws -> Data {
+        try requirePrivateHalf()
         return try withEngineErrors {
             let decoded = try resolve(.sign, algorithm)
             switch decoded {
@@ -120,6 +121,7 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` when the key does not support the algorithm or the ciphertext is
     ///   wrong (bad padding, failed authentication, too short).
     public func decrypt(_ algorithm: String, _ ciphertext: Data, parameters: KeyOperationParameters = .init()) throws -> SecureBytes {
+        try requirePrivateHalf()
         return try withEngineErrors {
             switch try resolve(.decrypt, algorithm) {
             case .rsaEncryptionRaw:
@@ -145,6 +147,7 @@ extension AsymmetricKey {
     /// - Throws: `errSecParam` for an unsupported algorithm, a peer of another curve, or a
     ///   missing `requestedSize`.
     public func keyExchange(_ algorithm: String, peer: AsymmetricKey, parameters: KeyOperationParameters) throws -> SecureBytes {
+        try requirePrivateHalf()
         return try withEngineErrors {
             guard case .ecdh(_, let kdf) = try resolve(.keyExchange, algorithm) else { throw notSupported(algorithm) }
             guard peer.kind == kind else { throw KeychainError.param("ECpriv sharedsecret: bad public key") }

@@ -68,6 +68,7 @@ extension AsymmetricKey {
     ///
     /// - Throws: `errSecUnimplemented` for a private key held by the TPM (it cannot leave it).
     public func externalRepresentation() throws -> SecureBytes {
+        try requirePrivateHalf()
         if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
         return try withEngineErrors {
             switch (kind, keyClass) {
@@ -125,6 +126,7 @@ extension AsymmetricKey {
     /// PEM of the key: `PRIVATE KEY` (PKCS#8, encrypted when a passphrase is given) or
     /// `PUBLIC KEY`.
     public func pem(passphrase: String?) throws -> SecureBytes {
+        try requirePrivateHalf()
         return try withEngineErrors {
             if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
             if keyClass == .private { return try backing.privateKeyPEM(passphrase: passphrase) }

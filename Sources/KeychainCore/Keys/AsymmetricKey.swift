@@ -6,8 +6,8 @@ import KeychainHardware
 ///
 /// One type over the kinds of key (as swift-certificates' `CertificatePublicKey`), backed by an
 /// OpenSSL key. Two keys are equal when they have the same kind, class and public key, as
-/// Apple's `CFEqual` on software keys compares their attributes; private bytes are never compared
-/// or hashed.
+/// Apple's `CFEqual` on software keys compares their attributes (references to private keys the
+/// keychain holds also by their item); private bytes are never compared or hashed.
 public struct AsymmetricKey: Hashable, Sendable {
     /// The algorithm and size.
     public enum Kind: Hashable, Sendable {
@@ -29,6 +29,10 @@ public struct AsymmetricKey: Hashable, Sendable {
     /// For a private key held by the TPM (`kSecAttrTokenIDSecureEnclave`): its TPM-wrapped blob,
     /// which every private-key operation sends to the TPM. Nil for software keys.
     package let hardware: TPMKeyBlob?
+    /// For a private key the keychain holds (its item has access control with constraints): the
+    /// persistent reference of its item, which every private-key operation sends to the keychain.
+    /// Nil for a key that carries its private half.
+    package let keychainItem: Data?
 
     /// Wraps an OpenSSL key, reading its kind and public bytes.
     ///
@@ -46,6 +50,7 @@ public struct AsymmetricKey: Hashable, Sendable {
         keyClass = key.hasPrivatePart ? .private : .public
         backing = key
         hardware = nil
+        keychainItem = nil
     }
 
     /// A private key held by the TPM: its public half in software, its private half as `blob`.
@@ -58,11 +63,23 @@ public struct AsymmetricKey: Hashable, Sendable {
         publicKeyBytes = blob.publicPoint
         backing = point
         hardware = blob
+        keychainItem = nil
+    }
+
+    /// A private key the keychain holds: `publicHalf`'s kind and public key, the private half
+    /// known only as the persistent reference `item` of its keychain item.
+    init(keychainItem item: Data, publicHalf: AsymmetricKey) {
+        kind = publicHalf.kind
+        keyClass = .private
+        publicKeyBytes = publicHalf.publicKeyBytes
+        backing = publicHalf.backing
+        hardware = nil
+        keychainItem = item
     }
 
     public static func == (lhs: AsymmetricKey, rhs: AsymmetricKey) -> Bool {
         lhs.kind == rhs.kind && lhs.keyClass == rhs.keyClass && lhs.publicKeyBytes == rhs.publicKeyBytes
-            && (lhs.hardware == nil) == (rhs.hardware == nil)
+            && (lhs.hardware == nil) == (rhs.hardware == nil) && lhs.keychainItem == rhs.keychainItem
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -128,7 +145,7 @@ public struct AsymmetricKey: Hashable, Sendable {
     public func publicKey() throws -> AsymmetricKey {
         return try withEngineErrors {
             guard keyClass == .private else { return self }
-            if hardware != nil { return try AsymmetricKey(backing) }
+            if hardware != nil || keychainItem != nil { return try AsymmetricKey(backing) }
             switch kind {
             case .rsa:
                 return try publicKeyBytes.withUnsafeBytes { try AsymmetricKey(EVPKey.rsaPublic(pkcs1: $0)) }

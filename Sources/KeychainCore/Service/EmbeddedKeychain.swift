@@ -64,6 +64,14 @@ public struct EmbeddedKeychain: KeychainHandle {
         keychain.revokeAuthentication(grant: grant, context: context)
     }
 
+    public func useKey(_ use: KeyUse) throws -> Data {
+        Data.zeroingCopy(of: try keychain.useKey(use, context: context))
+    }
+
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult? {
+        try keychain.generateKey(request, type: type, bits: bits, context: context)
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         try keychain.changePasscode(from: old, to: new)

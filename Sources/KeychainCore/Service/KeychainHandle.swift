@@ -41,6 +41,14 @@ public protocol KeychainHandle: Sendable {
     func authenticateBiometry(reason: String, grant: Data?) throws -> Data
     /// Forgets a grant.
     func revokeAuthentication(grant: Data) throws
+    /// Signs, decrypts, derives or exports with a private key the keychain holds
+    /// (`AsymmetricKey.isHeldByKeychain`), once the key's access control is satisfied by the
+    /// grant `use` brings (`.authenticationNeeded` when it is not); returns the output only.
+    func useKey(_ use: KeyUse) throws -> Data
+    /// Generates a private key of `type` and `bits` in the keychain and adds it as the key item
+    /// `request` describes (`SecKeyCreateRandomKey` for a key the keychain holds); returns what
+    /// `request.returns` asks for.
+    func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult?
     /// Sets, changes or removes the passcode; returns how many items were sealed again.
     @discardableResult
     func changePasscode(from old: Data?, to new: Data?) throws -> Int

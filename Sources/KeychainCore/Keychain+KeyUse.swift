@@ -1,0 +1,103 @@
+import Foundation
+import KeychainCrypto
+
+/// Private keys the keychain holds: a stored private key whose access control has constraints is
+/// returned as a reference (`AsymmetricKey.isHeldByKeychain`) and used here. With
+/// `.privateKeyUsage` the constraint guards signing, decryption and key exchange; without it,
+/// only export of the key (its external representation, the item's data). Either way export
+/// needs the constraint, since the exported key would give every use. Public-key operations,
+/// reading attributes and deleting never need it.
+extension Keychain {
+    /// Whether the keychain keeps `record`'s private key to itself: a private key item whose
+    /// access control has constraints the user satisfies.
+    static func holdsPrivateKey(_ record: ItemRecord) -> Bool {
+        record.itemClass == .key && record.attributes[.keyClass] == .integer(KeyClass.private.rawValue)
+            && record.accessControl?.userConstraints.isEmpty == false
+    }
+
+    /// The `SecKey` or `SecCertificate` `record`'s data holds, as `reference` builds it; a private
+    /// key the keychain holds becomes a reference to its item, with the public key only.
+    func reference(of record: ItemRecord, secret: Data?) -> ItemReference? {
+        let made = reference(itemClass: record.itemClass, attributes: record.attributes, secret: secret)
+        guard Self.holdsPrivateKey(record), case .key(let key)? = made else { return made }
+        return (try? AsymmetricKey.heldByKeychain(item: record.persistentReference.data, publicHalf: key)).map(ItemReference.key)
+    }
+
+    /// Runs `use` with the private key of the item it names, once the key's access control is
+    /// satisfied (for export always, for a use only with `.privateKeyUsage`).
+    ///
+    /// - Returns: the signature, plaintext, shared secret or external representation, in a
+    ///   buffer zeroed when released.
+    /// - Throws: `errSecParam` when the reference names no private key; `errSecItemNotFound`
+    ///   when the item is gone or the caller may not see it; `errSecInteractionNotAllowed` when
+    ///   authentication is needed and `use.authenticationUI` is `.fail` (`.skip` acts as `.fail`);
+    ///   `errSecAuthFailed` when nothing the user could do satisfies the constraint;
+    ///   `.authenticationNeeded` with the key's flags when the grant does not satisfy it; the
+    ///   operation's own errors (`errSecParam` for an unsupported algorithm).
+    public func useKey(_ use: KeyUse, context: AccessContext) throws -> SecureBytes {
+        let reference = try PersistentReference(data: use.item)
+        guard reference.itemClass == .key else { throw KeychainError.param("the key reference names no key item") }
+        var request = ItemRequest(itemClass: .key)
+        request.persistentReference = reference
+        try checkSearchEntitlements(request, context: context)
+        return try reading { tx in
+            var output: SecureBytes?
+            try forEachMatch(request, context: context, in: tx) { record, row in
+                guard record.attributes[.keyClass] == .integer(KeyClass.private.rawValue) else {
+                    throw KeychainError.param("the key reference names no private key")
+                }
+                if let policy = record.accessControl, !use.operation.isUse || policy.flags.contains(.privateKeyUsage) {
+                    let ui: AuthenticationUI = use.authenticationUI == .allow ? .allow : .fail
+                    guard try mayReadSecret(of: record, authentication: use.authentication, ui: ui, context: context) else {
+                        throw KeychainError(.interactionNotAllowed, "the key needs authentication and interaction is not allowed")
+                    }
+                }
+                guard let blob = row.secret, let opened = try readableSecretBytes(blob, of: row) else {
+                    throw KeychainError(.decode, "the key's item failed authentication")
+                }
+                var secret = Data.zeroingCopy(of: opened)
+                defer { secret.wipe() }
+                guard case .key(let key)? = self.reference(itemClass: .key, attributes: record.attributes, secret: secret) else {
+                    throw KeychainError(.decode, "the key's item holds no key")
+                }
+                output = try Self.perform(use.operation, with: key)
+                return false
+            }
+            guard let output else { throw KeychainError(.itemNotFound, "the key's item is not in the keychain") }
+            return output
+        }
+    }
+
+    /// Generates a private key of `type` and `bits` (`AsymmetricKey.generate`) inside the keychain
+    /// and adds it as `request` describes, so the private key never exists outside the keychain
+    /// (`SecKeyCreateRandomKey` for a permanent key whose access control has constraints). The
+    /// request's attributes win over the key's own, except its type and class.
+    ///
+    /// - Returns: the add's result (`request.returns`): its reference is the stored key's.
+    /// - Throws: `errSecParam` for a request that is not a key item without data; the errors of
+    ///   `AsymmetricKey.generate` and `add`.
+    public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int, context: AccessContext) throws -> ItemResult? {
+        guard request.itemClass == .key, request.secret == nil, request.identity == nil else {
+            throw KeychainError.param("a generated key is added as a key item without data")
+        }
+        let key = try AsymmetricKey.generate(type: type, bits: bits)
+        var request = request
+        request.attributes = key.itemAttributes.merging(request.attributes)
+        request.attributes[.type] = .integer(type.rawValue)
+        request.attributes[.keyClass] = .integer(KeyClass.private.rawValue)
+        request.secret = Data.zeroingCopy(of: try key.externalRepresentation())
+        defer { request.secret?.wipe() }
+        return try add(request, context: context)
+    }
+
+    /// The result of `operation` with the private key `key`.
+    private static func perform(_ operation: KeyUse.Operation, with key: AsymmetricKey) throws -> SecureBytes {
+        switch operation {
+        case .sign(let algorithm, let data): return SecureBytes(copying: try key.sign(algorithm, data))
+        case .decrypt(let algorithm, let data): return try key.decrypt(algorithm, data)
+        case .keyExchange(let algorithm, let peer, let parameters):
+            return try key.keyExchange(algorithm, peer: try peer.publicKey(), parameters: parameters)
+        case .export: return try key.externalRepresentation()
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import KeychainCore
+import KeychainService
+import Testing
+
+/// A private key stored with access control stays in `keychaind`: what the daemon sends its
+/// client, read as raw bytes from the socket, never holds the private key.
+@Suite("keychaind keeps private keys with access control", .serialized)
+struct HeldKeyProtocolTests {
+    /// One request on a raw connection: the reply's bytes as they arrived, and its payload.
+    static func exchange(_ socket: UnixSocket, _ request: ServiceRequest) throws -> (raw: Data, payload: Data) {
+        try socket.send(try ServiceMessageCoding.frame(request))
+        var buffer = Data()
+        var raw = Data()
+        while true {
+            let before = buffer.count
+            guard try socket.receive(into: &buffer) else { throw KeychainError(.notAvailable, "closed") }
+            raw.append(buffer[(buffer.startIndex + before)...])
+            var copy = buffer
+            if let payload = try ServiceMessageCoding.nextPayload(from: &copy) { return (raw, payload) }
+        }
+    }
+
+    static func response(_ socket: UnixSocket, _ path: String, _ operation: ServiceOperation) throws -> (raw: Data, response: ServiceResponse) {
+        let (raw, payload) = try exchange(socket, ServiceRequest(keychainPath: path, operation: operation))
+        return (raw, try ServiceMessageCoding.response(fromPayload: payload))
+    }
+
+    @Test("Stored with privateKeyUsage access control: the daemon returns a reference, signs only with a grant, and its replies never hold the private key")
+    func privateKeyStaysInTheDaemon() throws {
+        let fixture = try DaemonFixture()
+        let socket = try UnixSocket.connect(to: fixture.socket)
+        let path = fixture.root + "/keys.keychain-db"
+        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
+            Issue.record("the keychain was not created")
+            return
+        }
+        let key = try AsymmetricKey.generate(type: .ellipticCurve, bits: 256)
+        let representation = try key.externalRepresentation().withUnsafeBytes { Data($0) }
+        let scalar = representation.suffix(32)
+        var add = ItemRequest(itemClass: .key)
+        add.attributes = key.itemAttributes
+        add.attributes[.applicationTag] = .data(Data("held".utf8))
+        add.secret = representation
+        add.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
+        add.returns = [.reference, .persistentReference]
+
+        let added = try Self.response(socket, path, .add(add))
+        #expect(added.raw.range(of: scalar) == nil)
+        guard case .item(let result?) = added.response, case .key(let held)? = result.reference else {
+            Issue.record("the add returned no key: \(added.response)")
+            return
+        }
+        #expect(held.isHeldByKeychain)
+        #expect(held.keychainItemReference == result.persistentReference)
+        #expect(held.publicKeyBytes == key.publicKeyBytes)
+        let item = try #require(held.keychainItemReference)
+
+        var search = ItemRequest(itemClass: .key)
+        search.attributes = [.applicationTag: .data(Data("held".utf8))]
+        search.returns = [.reference, .attributes]
+        let found = try Self.response(socket, path, .search(search))
+        #expect(found.raw.range(of: scalar) == nil)
+        guard case .items(let results) = found.response, case .key(let foundKey)? = results.first?.reference else {
+            Issue.record("the search returned no key: \(found.response)")
+            return
+        }
+        #expect(foundKey == held)
+
+        let message = Data("message".utf8)
+        let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        var use = KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
+        guard case .failure(let refused) = try Self.response(socket, path, .useKey(use)).response else {
+            Issue.record("a signature was made without authentication")
+            return
+        }
+        #expect(refused.code == .interactionNotAllowed)
+        use.authenticationUI = .allow
+        guard case .failure(let asked) = try Self.response(socket, path, .useKey(use)).response else {
+            Issue.record("a signature was made without authentication")
+            return
+        }
+        #expect(asked.code == .authenticationNeeded)
+        var export = KeyUse(item: item, operation: .export)
+        guard case .failure(let exportRefused) = try Self.response(socket, path, .useKey(export)).response else {
+            Issue.record("the key was exported without authentication")
+            return
+        }
+        #expect(exportRefused.code == .authenticationNeeded)
+
+        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return
+        }
+        use.authentication.grant = grant
+        let signed = try Self.response(socket, path, .useKey(use))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return
+        }
+        // The reply is the frame header, the tag and the signature: nothing else.
+        var expected = Data([0x4B, 0x43, 0, UInt8(ServiceFrame.version)])
+        let length = UInt32(1 + 4 + signature.count)
+        expected.append(contentsOf: withUnsafeBytes(of: length.bigEndian) { Array($0) })
+        expected.append(14)
+        expected.append(contentsOf: withUnsafeBytes(of: UInt32(signature.count).bigEndian) { Array($0) })
+        expected.append(signature)
+        #expect(signed.raw == expected)
+        #expect(signed.raw.range(of: scalar) == nil)
+        try key.publicKey().verify(algorithm, message, signature: signature)
+
+        export.authentication.grant = grant
+        guard case .keyOutput(let exported) = try Self.response(socket, path, .useKey(export)).response else {
+            Issue.record("the key was not exported with the grant")
+            return
+        }
+        #expect(exported == representation)
+    }
+
+    @Test("generateKey makes the private key inside the daemon: the client gets a reference, and no reply before the granted export holds the private key")
+    func generatedInTheDaemon() throws {
+        let fixture = try DaemonFixture()
+        let socket = try UnixSocket.connect(to: fixture.socket)
+        let path = fixture.root + "/keys.keychain-db"
+        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
+            Issue.record("the keychain was not created")
+            return
+        }
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [.type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("made".utf8))]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.devicePasscode])
+        request.returns = [.reference]
+        let generated = try Self.response(socket, path, .generateKey(request, type: .ellipticCurve, bits: 256))
+        guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
+            Issue.record("no key was generated: \(generated.response)")
+            return
+        }
+        #expect(held.isHeldByKeychain)
+        #expect(held.sizeInBits == 256)
+        let item = try #require(held.keychainItemReference)
+        var search = ItemRequest(itemClass: .key)
+        search.attributes = [.applicationTag: .data(Data("made".utf8))]
+        search.returns = [.reference, .attributes]
+        let found = try Self.response(socket, path, .search(search))
+
+        // Without privateKeyUsage, signing needs nothing; export needs the passcode.
+        let message = Data("message".utf8)
+        let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        let signed = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return
+        }
+        try held.publicKey().verify(algorithm, message, signature: signature)
+        guard case .failure(let refused) = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .export, authenticationUI: .fail))).response else {
+            Issue.record("the key was exported without authentication")
+            return
+        }
+        #expect(refused.code == .interactionNotAllowed)
+        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return
+        }
+        let exported = try Self.response(socket, path, .useKey(KeyUse(item: item, operation: .export, authentication: ItemAuthentication(grant: grant))))
+        guard case .keyOutput(let representation) = exported.response else {
+            Issue.record("the key was not exported with the grant: \(exported.response)")
+            return
+        }
+        #expect(representation.count == 97)
+        #expect(representation.prefix(65) == held.publicKeyBytes)
+        let scalar = representation.suffix(32)
+        for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: scalar) == nil) }
+    }
+}
