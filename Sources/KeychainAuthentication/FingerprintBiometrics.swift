@@ -20,7 +20,16 @@ package struct FingerprintBiometrics: BiometricVerifier {
     }
 
     package func verify(reason: String) -> BiometricOutcome {
-        switch reader.verify(reason: reason, cancellation: PromptCancellation()) {
+        verify(reason: reason, cancellation: nil)
+    }
+
+    /// One verification, which `cancellation` withdraws: the reader stops waiting for a finger
+    /// and releases the device.
+    package func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome {
+        let prompt = PromptCancellation()
+        if let cancellation { cancellation.onCancel { prompt.cancel() } }
+        defer { cancellation?.removeCancelAction() }
+        switch reader.verify(reason: reason, cancellation: prompt) {
         case .matched: return .matched
         case .noMatch: return .noMatch
         case .lockedOut: return .lockedOut
@@ -64,4 +73,8 @@ private struct MachineReader: BiometricVerifier {
     func enrolledSet() throws -> [UInt8]? { try Self.reader.enrolledSet() }
 
     func verify(reason: String) -> BiometricOutcome { Self.reader.verify(reason: reason) }
+
+    func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome {
+        Self.reader.verify(reason: reason, cancellation: cancellation)
+    }
 }

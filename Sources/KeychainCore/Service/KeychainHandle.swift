@@ -39,6 +39,10 @@ public protocol KeychainHandle: Sendable {
     /// Has the keychain verify the user's biometry and record it in a grant (`grant`, or a new
     /// one); returns the grant's identifier.
     func authenticateBiometry(reason: String, grant: Data?) throws -> Data
+    /// `authenticateBiometry(reason:grant:)`, withdrawn by `cancellation` from another thread
+    /// where the keychain can stop its reader (in this process); elsewhere the verification ends
+    /// as the reader ends it, and the caller sees the cancel after that.
+    func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data
     /// Forgets a grant.
     func revokeAuthentication(grant: Data) throws
     /// Sets, changes or removes the passcode; returns how many items were sealed again.
@@ -61,4 +65,17 @@ public protocol KeychainHandle: Sendable {
     func registeredPrograms() throws -> [RegisteredProgram]
     /// Removes the registration of the executable at `executablePath`.
     func removeProgram(executablePath: String) throws
+}
+
+extension KeychainHandle {
+    /// A keychain in another process cannot stop its reader: the cancel is seen when the
+    /// verification ends there.
+    public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
+        let issued = try authenticateBiometry(reason: reason, grant: grant)
+        if cancellation?.isCancelled == true {
+            try? revokeAuthentication(grant: issued)
+            throw BiometricOutcome.cancelledError
+        }
+        return issued
+    }
 }
