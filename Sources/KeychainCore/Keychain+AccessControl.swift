@@ -30,13 +30,15 @@ extension Keychain {
     }
 
     /// Checks `passcode` as `unlock` does (a wrong one counts towards the delays; a right one also
-    /// unlocks) and records the passcode in the grant `grant` names, or in a new one.
+    /// unlocks, and lifts a biometric lockout of the keychain's reader) and records the passcode in
+    /// the grant `grant` names, or in a new one.
     ///
     /// - Returns: the grant's identifier.
     /// - Throws: `errSecAuthFailed` for a wrong passcode, or when the keychain has none.
     public func authenticate(passcode: Data, grant: Data?, context: AccessContext) throws -> Data {
         guard hasPasscode else { throw KeychainError(.authFailed, "the keychain has no passcode to authenticate with") }
         try unlock(passcode: passcode)
+        biometricReader?.passcodeVerified()
         return try grants.record(into: grant, owner: context.peer) { $0.passcode = true }
     }
 

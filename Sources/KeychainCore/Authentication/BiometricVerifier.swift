@@ -34,6 +34,9 @@ package protocol BiometricVerifier: Sendable {
     func verify(reason: String) -> BiometricOutcome
     /// Asks the user for one verification, showing `reason`; `cancellation` withdraws it.
     func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome
+    /// The keychain verified the user's passcode: a reader that counts failed matches clears the
+    /// count (the passcode lifts a biometric lockout).
+    func passcodeVerified()
 }
 
 extension BiometricVerifier {
@@ -41,6 +44,9 @@ extension BiometricVerifier {
     package func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome {
         verify(reason: reason)
     }
+
+    /// A reader without a failure count has nothing to clear.
+    package func passcodeVerified() {}
 }
 
 extension BiometricOutcome {
