@@ -17,8 +17,8 @@ import Synchronization
 /// fingers counts as none, so apps take the passcode path). The keychain (in `keychaind`, the
 /// daemon) verifies each finger itself and records a match in a grant the context holds, as it
 /// does for the passcode: whatever the context established, a keychain call made with it reuses
-/// without asking again, for as long as the keychain keeps the factor (ten minutes from the
-/// verification) and until `invalidate()`. Companion devices are not
+/// without asking again, for as long as the keychain keeps the factor (its grants' lifetime from
+/// the verification) and until `invalidate()`. Companion devices are not
 /// available: policies and constraints needing them fail with `LAError.companionNotAvailable`.
 ///
 /// Evaluations run on a private queue and their replies are called there. `invalidate()` ends
