@@ -70,7 +70,12 @@ public final class LAContext: @unchecked Sendable {
     public convenience init() {
         self.init(
             environment: .current,
-            passcodeAuthority: PasscodeAuthority { try KeychainConnector.openDefault(context: try Entitlements.currentContext()) },
+            passcodeAuthority: PasscodeAuthority {
+                // In-process, the keychain verifies fingers with the machine's reader (through
+                // keychaind, the daemon with its own), whether or not the program used `SecItem` first.
+                FingerprintBiometrics.useMachineReaderForKeychains()
+                return try KeychainConnector.openDefault(context: try Entitlements.currentContext())
+            },
             callerName: CallingProgram.current)
     }
 

@@ -9,9 +9,9 @@
 //       finds the item, forks a child that finds it, then finds it again once the child is done
 //       (one line each: parent, child, parent).
 //   keychain-test-client find-after-biometry <service> <account> <passcode>
-//       unlocks the keychain with the passcode (an app on an unlocked device), evaluates biometry
-//       on an LAContext (prints "evaluated", or "failed <LAError code>"), then reads the item with
-//       that context (kSecUseAuthenticationContext).
+//       evaluates biometry on an LAContext before any other use of the keychain (prints
+//       "evaluated", or "failed <LAError code>"), unlocks the keychain with the passcode (an app
+//       on an unlocked device), then reads the item with that context (kSecUseAuthenticationContext).
 import Foundation
 import LocalAuthentication
 @_spi(Testing) import Security
@@ -68,11 +68,6 @@ case ("find-after-biometry", 4):
     final class Outcome: @unchecked Sendable {
         var line = ""
     }
-    let unlocked = SecDataProtectionTesting.unlock(Data(arguments[3].utf8))
-    guard unlocked == errSecSuccess else {
-        print("unlock", unlocked)
-        exit(0)
-    }
     let context = LAContext()
     let outcome = Outcome()
     let done = DispatchSemaphore(value: 0)
@@ -82,6 +77,12 @@ case ("find-after-biometry", 4):
     }
     done.wait()
     print(outcome.line)
+    // Unlocked after the evaluation: the context is the process's first use of the keychain.
+    let unlocked = SecDataProtectionTesting.unlock(Data(arguments[3].utf8))
+    guard unlocked == errSecSuccess else {
+        print("unlock", unlocked)
+        exit(0)
+    }
     var search = query(service: arguments[1], account: arguments[2], group: nil)
     search[kSecReturnData as String] = true
     search[kSecUseAuthenticationContext as String] = context
