@@ -217,7 +217,7 @@ let package = Package(
             name: "LocalAuthenticationTests",
             dependencies: [
                 "LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainDBus",
-                "SecurityTool", "keychaind", "KeychainTestClient",
+                "KeychainService", "SecurityTool", "keychaind", "KeychainTestClient",
             ],
             swiftSettings: strictFlags
         ),

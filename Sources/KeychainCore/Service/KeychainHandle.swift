@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An open keychain as a client uses it: the four item operations, the lock, the passcode and
 /// the settings, on behalf of one caller whose access groups are already decided.
@@ -68,14 +69,63 @@ public protocol KeychainHandle: Sendable {
 }
 
 extension KeychainHandle {
-    /// A keychain in another process cannot stop its reader: the cancel is seen when the
-    /// verification ends there.
+    /// A keychain in another process cannot stop its reader: the call runs on a thread of its own
+    /// and a cancel ends the wait for it at once (`errSecUserCanceled`); the verification goes on
+    /// there until the reader ends it, and a grant it then issues is revoked.
     public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
-        let issued = try authenticateBiometry(reason: reason, grant: grant)
-        if cancellation?.isCancelled == true {
-            try? revokeAuthentication(grant: issued)
-            throw BiometricOutcome.cancelledError
+        guard let cancellation else { return try authenticateBiometry(reason: reason, grant: grant) }
+        let call = AbandonableCall()
+        let handle = self
+        Thread.detachNewThread {
+            let result = Result { try handle.authenticateBiometry(reason: reason, grant: grant) }
+            if !call.finish(result), case .success(let issued) = result { try? handle.revokeAuthentication(grant: issued) }
         }
-        return issued
+        cancellation.onCancel { call.abandon() }
+        defer { cancellation.removeCancelAction() }
+        guard let result = call.wait() else { throw BiometricOutcome.cancelledError }
+        return try result.get()
+    }
+}
+
+/// A call another thread makes, which its caller may stop waiting for: whichever comes first,
+/// the call's result or the abandonment, decides what the caller sees.
+private final class AbandonableCall: Sendable {
+    private enum State {
+        case waiting
+        case finished(Result<Data, any Error>)
+        case abandoned
+    }
+
+    private let state = Mutex(State.waiting)
+    private let settled = DispatchSemaphore(value: 0)
+
+    /// Hands over the call's result; false when the caller already stopped waiting.
+    func finish(_ result: Result<Data, any Error>) -> Bool {
+        let taken = state.withLock { current -> Bool in
+            guard case .waiting = current else { return false }
+            current = .finished(result)
+            return true
+        }
+        if taken { settled.signal() }
+        return taken
+    }
+
+    /// Stops the caller's wait (when the result has not come yet).
+    func abandon() {
+        let taken = state.withLock { current -> Bool in
+            guard case .waiting = current else { return false }
+            current = .abandoned
+            return true
+        }
+        if taken { settled.signal() }
+    }
+
+    /// The call's result, or nil when the wait was abandoned.
+    func wait() -> Result<Data, any Error>? {
+        settled.wait()
+        return state.withLock { current in
+            if case .finished(let result) = current { return result }
+            return nil
+        }
     }
 }
