@@ -40,9 +40,8 @@ public protocol KeychainHandle: Sendable {
     /// Has the keychain verify the user's biometry and record it in a grant (`grant`, or a new
     /// one); returns the grant's identifier.
     func authenticateBiometry(reason: String, grant: Data?) throws -> Data
-    /// `authenticateBiometry(reason:grant:)`, withdrawn by `cancellation` from another thread
-    /// where the keychain can stop its reader (in this process); elsewhere the verification ends
-    /// as the reader ends it, and the caller sees the cancel after that.
+    /// `authenticateBiometry(reason:grant:)`, withdrawn by `cancellation` from another thread: a
+    /// keychain in this process stops its reader; one in another process stops being waited for.
     func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data
     /// Forgets a grant.
     func revokeAuthentication(grant: Data) throws
