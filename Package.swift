@@ -203,7 +203,7 @@ let package = Package(
         // A program using `import Security` as an app does, for the daemon's tests.
         .executableTarget(
             name: "KeychainTestClient",
-            dependencies: ["Security"],
+            dependencies: ["Security", "LocalAuthentication"],
             path: "Tests/KeychainTestClient",
             swiftSettings: strictFlags
         ),
@@ -231,7 +231,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LocalAuthenticationTests",
-            dependencies: ["LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainDBus"],
+            dependencies: [
+                "LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainDBus",
+                "KeychainService", "SecurityTool", "keychaind", "KeychainTestClient",
+            ],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -7,9 +7,33 @@ package struct FingerprintBiometrics: BiometricVerifier {
     /// The service.
     package let reader: any FingerprintVerifying
 
-    /// The keychain's reader over `reader`.
-    package init(_ reader: any FingerprintVerifying) {
+    /// The count of failed matches `reader` keeps, when it keeps one.
+    package let lockout: BiometryLockout?
+
+    /// The keychain's reader over `reader`, whose failed matches `lockout` counts when given.
+    package init(_ reader: any FingerprintVerifying, lockout: BiometryLockout? = nil) {
         self.reader = reader
+        self.lockout = lockout
+    }
+
+    /// The machine's fingerprint service verifying `username`'s fingers for a daemon serving
+    /// several users (fprintd's `Claim(username)` and `ListEnrolledFingers(username)`), five
+    /// wrong fingers in a row locking that user's biometry out, counted in the private file
+    /// `lockoutFile`, until the keychain verifies the passcode.
+    ///
+    /// fprintd lets a caller verify another user only with polkit's
+    /// `net.reactivated.fprint.device.setusername`; without it the claim is refused and biometry
+    /// is unavailable (`errSecAuthFailed`, `LAError.biometryNotAvailable`).
+    package static func reader(
+        forUser username: String, lockoutFile: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> FingerprintBiometrics {
+        let lockout = BiometryLockout(path: lockoutFile)
+        return FingerprintBiometrics(
+            LockoutGuardedVerifier(FprintdVerifier(environment: environment, username: username), lockout: lockout), lockout: lockout)
+    }
+
+    package func passcodeVerified() {
+        lockout?.reset()
     }
 
     /// The enrolled set; nil also when the service cannot be reached (no system bus, no
@@ -20,7 +44,16 @@ package struct FingerprintBiometrics: BiometricVerifier {
     }
 
     package func verify(reason: String) -> BiometricOutcome {
-        switch reader.verify(reason: reason, cancellation: PromptCancellation()) {
+        verify(reason: reason, cancellation: nil)
+    }
+
+    /// One verification, which `cancellation` withdraws: the reader stops waiting for a finger
+    /// and releases the device.
+    package func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome {
+        let prompt = PromptCancellation()
+        if let cancellation { cancellation.onCancel { prompt.cancel() } }
+        defer { cancellation?.removeCancelAction() }
+        switch reader.verify(reason: reason, cancellation: prompt) {
         case .matched: return .matched
         case .noMatch: return .noMatch
         case .lockedOut: return .lockedOut
@@ -43,7 +76,8 @@ extension FingerprintBiometrics {
     /// lockout shared with `LAContext`: five wrong fingers in a row lock biometry out until the
     /// passcode is entered.
     package static var machineReader: FingerprintBiometrics {
-        FingerprintBiometrics(LockoutGuardedVerifier(FprintdVerifier(), lockout: .user))
+        let lockout = BiometryLockout.user
+        return FingerprintBiometrics(LockoutGuardedVerifier(FprintdVerifier(), lockout: lockout), lockout: lockout)
     }
 
     /// Makes the machine's fingerprint service the reader of this process's keychains (those
@@ -64,4 +98,10 @@ private struct MachineReader: BiometricVerifier {
     func enrolledSet() throws -> [UInt8]? { try Self.reader.enrolledSet() }
 
     func verify(reason: String) -> BiometricOutcome { Self.reader.verify(reason: reason) }
+
+    func verify(reason: String, cancellation: (any BiometricCancellation)?) -> BiometricOutcome {
+        Self.reader.verify(reason: reason, cancellation: cancellation)
+    }
+
+    func passcodeVerified() { Self.reader.passcodeVerified() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -74,3 +75,6 @@ package final class PromptCancellation: Sendable {
         }
     }
 }
+
+/// A prompt's cancellation also withdraws a fingerprint verification the keychain runs for it.
+extension PromptCancellation: BiometricCancellation {}

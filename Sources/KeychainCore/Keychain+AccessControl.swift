@@ -31,36 +31,35 @@ extension Keychain {
     }
 
     /// Checks `passcode` as `unlock` does (a wrong one counts towards the delays; a right one also
-    /// unlocks) and records the passcode in the grant `grant` names, or in a new one.
+    /// unlocks, and lifts a biometric lockout of the keychain's reader) and records the passcode in
+    /// the grant `grant` names, or in a new one.
     ///
     /// - Returns: the grant's identifier.
     /// - Throws: `errSecAuthFailed` for a wrong passcode, or when the keychain has none.
     public func authenticate(passcode: Data, grant: Data?, context: AccessContext) throws -> Data {
         guard hasPasscode else { throw KeychainError(.authFailed, "the keychain has no passcode to authenticate with") }
         try unlock(passcode: passcode)
+        biometricReader?.passcodeVerified()
         return try grants.record(into: grant, owner: context.peer) { $0.passcode = true }
     }
 
     /// Asks the biometric reader for one verification and, when a finger matches, records it (with
     /// the enrolled set it matched against) in the grant `grant` names, or in a new one.
+    /// `cancellation` withdraws the verification from another thread.
     ///
     /// - Returns: the grant's identifier.
     /// - Throws: `errSecAuthFailed` when no reader is available, nothing is enrolled, the finger
-    ///   does not match or the reader is locked out; `errSecUserCanceled` when the user cancels.
-    public func authenticateBiometry(reason: String, grant: Data?, context: AccessContext) throws -> Data {
-        guard let verifier = biometricReader else {
-            throw KeychainError(.authFailed, "biometry is not available")
-        }
-        guard let enrolled = try verifier.enrolledSet() else { throw KeychainError(.authFailed, "no biometry is enrolled") }
-        switch verifier.verify(reason: reason) {
-        case .matched:
-            let digest = try biometricDigest(enrolled)
-            return try grants.record(into: grant, owner: context.peer) { $0.biometry = digest }
-        case .noMatch: throw KeychainError(.authFailed, "the biometry did not match")
-        case .lockedOut: throw KeychainError(.authFailed, "biometry is locked out")
-        case .cancelled: throw KeychainError(.userCanceled, "the user cancelled the biometric check")
-        case .unavailable(let reason): throw KeychainError(.authFailed, "biometry is not available: \(reason)")
-        }
+    ///   does not match or the reader is locked out; `errSecUserCanceled` when the user cancels
+    ///   (`BiometricOutcome(failure:)` tells these apart).
+    public func authenticateBiometry(
+        reason: String, grant: Data?, context: AccessContext, cancellation: (any BiometricCancellation)? = nil
+    ) throws -> Data {
+        guard let verifier = biometricReader else { throw BiometricOutcome.unavailableError("") }
+        guard let enrolled = try verifier.enrolledSet() else { throw BiometricOutcome.unavailableError("nothing is enrolled") }
+        let outcome = verifier.verify(reason: reason, cancellation: cancellation)
+        if let failure = outcome.failure { throw failure }
+        let digest = try biometricDigest(enrolled)
+        return try grants.record(into: grant, owner: context.peer) { $0.biometry = digest }
     }
 
     /// Forgets the grant `grant` names (an `LAContext` invalidated).
@@ -109,7 +108,13 @@ extension Keychain {
             case .userPresence: return grant.passcode || grant.biometry != nil
             case .devicePasscode: return grant.passcode
             case .biometryAny: return grant.biometry != nil
-            case .biometryCurrentSet: return grant.biometry != nil && grant.biometry == policy.biometricBinding
+            case .biometryCurrentSet:
+                // The finger matched the set the item is bound to, and that set is still the
+                // enrolled one: a finger added or removed since the match invalidates the item.
+                guard let matched = grant.biometry, matched == policy.biometricBinding,
+                    let enrolled = try? biometricReader?.enrolledSet()
+                else { return false }
+                return (try? biometricDigest(enrolled)) == matched
             default: return false
             }
         }

@@ -5,7 +5,10 @@ import KeychainCrypto
 /// (`BackupFile`), as Apple's encrypted backups carry the keychain: migratable items restore
 /// anywhere, `…ThisDeviceOnly` items only on the device that made the backup, and
 /// `kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly` items and token items (`kSecAttrTokenID`:
-/// keys held by the TPM, whose blobs load on no other TPM) are never backed up.
+/// keys held by the TPM, whose blobs load on no other TPM) are never backed up. The secret of an
+/// item sealed under an application password goes into the backup still sealed under that
+/// password (only the keychain's own layer is replaced by the backup's): neither the backup nor
+/// its password reveals it, and the restored item opens with the application password alone.
 extension Keychain {
     /// Writes every item (but the passcode-only ones and token items) to a new backup file at `path`, protected
     /// by `password`: a private file (0600, the calling user's) from before its first byte,
@@ -49,12 +52,17 @@ extension Keychain {
                 case .locked: throw KeychainError.classLocked
                 }
                 if record.attributes[.tokenID] != nil { continue }
-                // A secret sealed under an application password cannot be opened here: left out.
-                if let blob = row.secret, KeychainStore.isPasswordSealed(blob) { continue }
                 guard let key = classKeys[KeybagClass(record.protection)] else { continue }
                 // An item whose attributes open but whose secret does not fails the backup.
-                var plaintext = try Self.backupPlaintext(
-                    record, secret: row.secret.map { try store.openSecret($0, sealedIn: row).get() })
+                var plaintext: Data
+                if let blob = row.secret, KeychainStore.isPasswordSealed(blob) {
+                    let portable = try store.portablePasswordSecret(blob, sealedIn: row).get()
+                    plaintext = try Self.backupPlaintext(record, secret: SecureBytes(copying: portable), passwordSealed: true)
+                    file.version = BackupFile.passwordSealedVersion
+                } else {
+                    plaintext = try Self.backupPlaintext(
+                        record, secret: row.secret.map { try store.openSecret($0, sealedIn: row).get() }, passwordSealed: false)
+                }
                 defer { plaintext.wipe() }
                 var item = BackupFile.SealedItem(
                     itemClass: record.itemClass, keyClass: KeybagClass(record.protection), uuid: record.uuid, sealed: Data())
@@ -92,7 +100,7 @@ extension Keychain {
             classKeys[entry.keyClass] = try SymmetricKey(
                 wrapping.open(entry.wrapped, aad: file.entryAAD(entry.keyClass, deviceBound: entry.deviceBound)))
         }
-        var items: [(record: ItemRecord, secret: Data?)] = []
+        var items: [(record: ItemRecord, secret: Data?, passwordSealed: Bool)] = []
         defer {
             for index in items.indices { items[index].secret?.wipe() }
         }
@@ -106,12 +114,18 @@ extension Keychain {
                 continue
             }
             let plaintext = try key.open(item.sealed, aad: file.itemAAD(index: index, item))
-            items.append(try Self.restoredItem(plaintext, item))
+            items.append(try Self.restoredItem(plaintext, item, version: file.version))
         }
         // Sealed inside the transaction: with the keys of the keybag it commits with.
         try writing(removing: true) { tx in
             try tx.deleteAllRows()
-            for (record, secret) in items { try tx.insert(record, secret: secret) }
+            for (record, secret, passwordSealed) in items {
+                if passwordSealed, let secret {
+                    try tx.insert(record, portablePasswordSecret: secret)
+                } else {
+                    try tx.insert(record, secret: secret)
+                }
+            }
         }
         return RestoreSummary(restoredCount: items.count, thisDeviceOnlyItemsLeftOut: leftOut, isSameDevice: sameDevice)
     }
@@ -121,24 +135,35 @@ extension Keychain {
             .contains(keyClass)
     }
 
-    /// An item's plaintext inside a backup: its record (attributes and access control), then its secret.
-    private static func backupPlaintext(_ record: ItemRecord, secret: SecureBytes?) throws -> Data {
+    /// An item's plaintext inside a backup: its record (attributes and access control), then its
+    /// secret's kind (0 none, 1 the secret, 2 the secret still sealed under its application
+    /// password: `ItemSealer.portablePasswordSecret`) and bytes.
+    private static func backupPlaintext(_ record: ItemRecord, secret: SecureBytes?, passwordSealed: Bool) throws -> Data {
         var writer = ByteWriter()
         var encoded = RecordCodec.encode(record.attributes, accessControl: record.accessControl?.serialized)
         defer { encoded.wipe() }
         writer.lengthPrefixed(encoded)
-        writer.u8(secret == nil ? 0 : 1)
+        writer.u8(secret == nil ? 0 : passwordSealed ? 2 : 1)
         writer.lengthPrefixed(secret?.withUnsafeBytes { Data($0) } ?? Data())
         return writer.data
     }
 
-    /// The record and secret of an opened backup item.
-    private static func restoredItem(_ plaintext: SecureBytes, _ item: BackupFile.SealedItem) throws -> (ItemRecord, Data?) {
+    /// The record and secret of an opened backup item, and whether the secret is still sealed
+    /// under its application password (a file of `passwordSealedVersion` only).
+    private static func restoredItem(
+        _ plaintext: SecureBytes, _ item: BackupFile.SealedItem, version: UInt16
+    ) throws -> (ItemRecord, Data?, Bool) {
         var bytes = plaintext.withUnsafeBytes { Data($0) }
         defer { bytes.wipe() }
         var reader = ByteReader(bytes)
         var attributes = try RecordCodec.decode(try reader.lengthPrefixed())
-        let hasSecret = try reader.u8() != 0
+        let kind = try reader.u8()
+        // A first-format backup wrote any kind but 0 for a secret.
+        let hasSecret = kind != 0
+        let passwordSealed = version >= BackupFile.passwordSealedVersion && kind == 2
+        guard version < BackupFile.passwordSealedVersion || kind <= 2 else {
+            throw KeychainError(.decode, "a backup item's secret is of an unknown kind")
+        }
         let secret = try reader.lengthPrefixed()
         try reader.requireEnd()
         var accessControl: AccessControlPolicy?
@@ -150,6 +175,11 @@ extension Keychain {
         guard KeybagClass(record.protection) == item.keyClass else {
             throw KeychainError(.decode, "a backup item's protection class does not match its record")
         }
-        return (record, hasSecret ? secret : nil)
+        if passwordSealed {
+            guard enforcedClasses.contains(record.itemClass),
+                record.accessControl?.flags.contains(.applicationPassword) == true
+            else { throw KeychainError(.decode, "a backup item's password-sealed secret belongs to no application-password item") }
+        }
+        return (record, hasSecret ? secret : nil, passwordSealed)
     }
 }

@@ -25,7 +25,7 @@ public final class Keychain: Sendable {
     /// The plans this process's searches took (`queryPlanStatistics`).
     let planStatistics = Mutex(QueryPlanStatistics())
     /// The authentications this instance verified (`authenticate(passcode:grant:context:)`).
-    let grants = AuthenticationGrants()
+    let grants: AuthenticationGrants
     /// The biometric reader biometric constraints are checked with; nil: biometry is unavailable.
     let biometrics = Mutex<(any BiometricVerifier)?>(nil)
 
@@ -179,6 +179,7 @@ public final class Keychain: Sendable {
     private init(path: String, options: KeychainOptions, created: (Keybag, [KeybagClass: SymmetricKey])?) throws {
         self.path = path
         self.options = options
+        grants = AuthenticationGrants(clock: options.clock)
         let directory = (path as NSString).deletingLastPathComponent
         try FileSystem.makePrivateDirectory(directory)
         try KeychainLocation.requirePrivate(database: path)

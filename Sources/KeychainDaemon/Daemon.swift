@@ -23,7 +23,7 @@ public enum Daemon {
         guard options.foreground else { return DaemonStart.detach(options) }
         harden()
         // Biometric constraints are checked with the user's fingerprint reader (fprintd verifies
-        // the user this daemon runs as; a system daemon serves other users and has none).
+        // the user this daemon runs as; a system daemon asks for each user it serves by name).
         FingerprintBiometrics.useMachineReaderForKeychains()
         TerminationSignals.exitNormallyOnTermination()
         let socketPath = options.socket ?? ServiceLocation.userSocket

@@ -17,6 +17,9 @@ struct RequestHandler: Sendable {
     /// System mode: the only directory whose keychains (and backups) this connection's user may
     /// name; nil in user mode, where the files are the user's own anyway.
     var confinement: UserKeychainDirectory? = nil
+    /// System mode: the reader that verifies this connection's user's fingers (fprintd, for that
+    /// user); nil in user mode, where the process's reader is the user's already.
+    var biometrics: (any BiometricVerifier)? = nil
 
     func handle(_ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache()) -> ServiceResponse {
         do {
@@ -152,7 +155,9 @@ struct RequestHandler: Sendable {
 
     /// The keychain at `path`, opened once in the daemon (and so unlocked once for everyone).
     private func open(_ path: String) throws -> Keychain {
-        try Keychain.open(path: path, create: false)
+        let keychain = try Keychain.open(path: path, create: false)
+        if let biometrics { keychain.useBiometrics(biometrics) }
+        return keychain
     }
 
     private func requireAdministrator(_ caller: CallerAccess) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainAuthentication
 import KeychainCore
 import KeychainService
 
@@ -78,6 +79,10 @@ enum SystemDaemon {
                     defaultKeychainPath: directory.defaultKeychainPath,
                     policy: CallerPolicy(expectedUID: uid, administratorPaths: administrators, flatpakInfo: flatpakInfo, digests: digests))
                 handler.confinement = directory
+                // fprintd verifies the user by name: the service user asks on its behalf.
+                if let name = userName(of: uid) {
+                    handler.biometrics = FingerprintBiometrics.reader(forUser: name, lockoutFile: directory.path + "/biometry-failures")
+                }
                 return DaemonServer(listener: listener, handler: handler)
             }
         } catch {
@@ -90,6 +95,12 @@ enum SystemDaemon {
             thread.start()
         }
         servers.last!.serve()
+    }
+
+    /// The name of `uid` in the user database, or nil.
+    private static func userName(of uid: uid_t) -> String? {
+        guard let entry = getpwuid(uid) else { return nil }
+        return String(cString: entry.pointee.pw_name)
     }
 
     /// The login users of the user database, but `serviceUID`.

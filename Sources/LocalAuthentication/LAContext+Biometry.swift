@@ -1,5 +1,6 @@
 import Foundation
 import KeychainAuthentication
+import KeychainCore
 
 extension LAContext {
     /// How many fingers one biometric evaluation takes before it fails with
@@ -44,11 +45,15 @@ extension LAContext {
         }
     }
 
-    /// Asks for a finger through the fingerprint service, up to `biometricAttempts` times; on a
-    /// match the context remembers it, the enrolled set it saw, and clears the failure count.
+    /// Asks for a finger up to `biometricAttempts` times; the keychain verifies it with its own
+    /// reader (in `keychaind`, the daemon's) and, on a match, records it in a grant the context
+    /// keeps, so a keychain call made with this context (`kSecUseAuthenticationContext`) opens
+    /// biometric items without a second finger. On a match the context also remembers the
+    /// enrolled set it saw.
     ///
-    /// A wrong finger counts towards the lockout (`LAError.biometryLockout` once it is reached);
-    /// a cancel by the caller is `appCancel`; the other ends are mapped by `error(forUnavailable:)`.
+    /// A wrong finger counts towards the lockout (the keychain's reader counts it;
+    /// `LAError.biometryLockout` once it is reached); a cancel by the caller is `appCancel`; the
+    /// other ends are mapped by `error(forUnavailable:)`.
     func authenticateWithBiometry(reason: String, cancellation: PromptCancellation) throws(LAError) {
         let interactionNotAllowed = state.withLock { current -> Bool? in
             current.invalidated ? nil : current.interactionNotAllowed
@@ -60,16 +65,33 @@ extension LAContext {
         case .failure(let error): throw error
         case .success(let set): enrolled = set
         }
+        let keychain: any KeychainHandle
+        do {
+            keychain = try passcodeAuthority.keychain()
+        } catch {
+            throw LAError(code: .biometryNotAvailable, detail: "the keychain that verifies the finger is not available")
+        }
         for _ in 0..<Self.biometricAttempts {
-            // The guarded verifier counts wrong fingers and clears the count on a match.
-            switch fingerprints.verify(reason: reason, cancellation: cancellation) {
-            case .matched:
+            let held = state.withLock { $0.grant?.path == keychain.path ? $0.grant?.identifier : nil }
+            let outcome: BiometricOutcome
+            do {
+                let issued = try keychain.authenticateBiometry(reason: reason, grant: held, cancellation: cancellation)
                 state.withLock { current in
+                    current.grant = (keychain.path, issued)
                     current.biometryAuthenticated = true
                     current.evaluatedFingerprints = enrolled
                 }
                 return
-            case .noMatch:
+            } catch let error as KeychainError {
+                guard let failure = BiometricOutcome(failure: error) else {
+                    throw LAError(code: .biometryNotAvailable, detail: "the keychain could not verify the finger: \(error.reason)")
+                }
+                outcome = failure
+            } catch {
+                throw LAError(code: .biometryNotAvailable, detail: "the keychain could not verify the finger")
+            }
+            switch outcome {
+            case .matched, .noMatch:
                 continue
             case .lockedOut:
                 throw LAError(code: .biometryLockout, detail: "too many failed matches: the passcode is needed")

@@ -14,7 +14,11 @@ import Synchronization
 /// (same attempt counter and delays). Biometry is a fingerprint reader through fprintd on the
 /// system bus (`FprintdVerifier`): `biometryType` is `.touchID` when the machine has a reader
 /// with at least one enrolled finger of the user, else `.none` (a reader without enrolled
-/// fingers counts as none, so apps take the passcode path). Companion devices are not
+/// fingers counts as none, so apps take the passcode path). The keychain (in `keychaind`, the
+/// daemon) verifies each finger itself and records a match in a grant the context holds, as it
+/// does for the passcode: whatever the context established, a keychain call made with it reuses
+/// without asking again, for as long as the keychain keeps the factor (its grants' lifetime from
+/// the verification) and until `invalidate()`. Companion devices are not
 /// available: policies and constraints needing them fail with `LAError.companionNotAvailable`.
 ///
 /// Evaluations run on a private queue and their replies are called there. `invalidate()` ends
@@ -51,7 +55,9 @@ public final class LAContext: @unchecked Sendable {
     /// The program name prompts show.
     package let callerName: String
     /// The fingerprint service (fprintd on the system bus unless a test sets it), guarded by
-    /// `biometryLockout`.
+    /// `biometryLockout`: what the context asks for the reader's state and the enrolled set.
+    /// Fingers themselves are verified by the keychain with its own reader (the same service),
+    /// which issues the grant a match earns.
     package let fingerprints: LockoutGuardedVerifier
     /// The count of failed matches in a row (the user's unless a test sets it).
     package let biometryLockout: BiometryLockout
@@ -64,7 +70,12 @@ public final class LAContext: @unchecked Sendable {
     public convenience init() {
         self.init(
             environment: .current,
-            passcodeAuthority: PasscodeAuthority { try KeychainConnector.openDefault(context: try Entitlements.currentContext()) },
+            passcodeAuthority: PasscodeAuthority {
+                // In-process, the keychain verifies fingers with the machine's reader (through
+                // keychaind, the daemon with its own), whether or not the program used `SecItem` first.
+                FingerprintBiometrics.useMachineReaderForKeychains()
+                return try KeychainConnector.openDefault(context: try Entitlements.currentContext())
+            },
             callerName: CallingProgram.current)
     }
 

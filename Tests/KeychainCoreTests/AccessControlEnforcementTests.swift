@@ -174,6 +174,80 @@ struct AccessControlEnforcementTests {
         #expect(Self.code { _ = try keychain.authenticateBiometry(reason: "r", grant: nil, context: Self.context) } == .userCanceled)
     }
 
+    @Test("A biometryCurrentSet grant stops opening the item once a finger is added after the match (errSecAuthFailed); biometryAny still opens")
+    func enrollmentChangeAfterTheMatch() throws {
+        let keychain = try TemporaryKeychain(passcode: "2580").keychain
+        let reader = ReaderDouble()
+        keychain.useBiometrics(reader)
+        var current = try Self.protectedItem(keychain, .biometryCurrentSet, account: "current")
+        var any = try Self.protectedItem(keychain, .biometryAny, account: "any")
+        let grant = try keychain.authenticateBiometry(reason: "r", grant: nil, context: Self.context)
+        current.authentication.grant = grant
+        any.authentication.grant = grant
+        #expect(try keychain.search(current, context: Self.context).first?.data == Data("secret".utf8))
+        reader.enroll("right-index,left-thumb")
+        #expect(Self.code { _ = try keychain.search(current, context: Self.context) } == .authFailed)
+        #expect(try keychain.search(any, context: Self.context).first?.data == Data("secret".utf8))
+        #expect(reader.touches == 1)
+    }
+
+    @Test("A verified factor serves ten minutes from its verification, on the keychain's clock; verifying again starts a new period")
+    func grantsExpire() throws {
+        let clock = ManualClock()
+        var options = TemporaryKeychain.options
+        options.clock = clock
+        let keychain = try TemporaryKeychain(passcode: "2580", options: options).keychain
+        let reader = ReaderDouble()
+        keychain.useBiometrics(reader)
+        var passcodeItem = try Self.protectedItem(keychain, .devicePasscode, account: "passcode")
+        var fingerItem = try Self.protectedItem(keychain, .biometryAny, account: "finger")
+        let grant = try keychain.authenticate(passcode: Self.passcode, grant: nil, context: Self.context)
+        passcodeItem.authentication.grant = grant
+        clock.advance(by: 300)
+        fingerItem.authentication.grant = try keychain.authenticateBiometry(reason: "r", grant: grant, context: Self.context)
+        #expect(fingerItem.authentication.grant == grant)
+        clock.advance(by: 299)
+        #expect(try keychain.search(passcodeItem, context: Self.context).first?.data == Data("secret".utf8))
+        clock.advance(by: 1)
+        // Ten minutes after the passcode: the passcode is asked again, the finger still serves.
+        #expect(Self.code { _ = try keychain.search(passcodeItem, context: Self.context) } == .authenticationNeeded)
+        #expect(try keychain.search(fingerItem, context: Self.context).first?.data == Data("secret".utf8))
+        _ = try keychain.authenticate(passcode: Self.passcode, grant: grant, context: Self.context)
+        clock.advance(by: 300)
+        #expect(Self.code { _ = try keychain.search(fingerItem, context: Self.context) } == .authenticationNeeded)
+        #expect(try keychain.search(passcodeItem, context: Self.context).first?.data == Data("secret".utf8))
+        clock.advance(by: 300)
+        #expect(Self.code { _ = try keychain.search(passcodeItem, context: Self.context) } == .authenticationNeeded)
+    }
+
+    @Test("A revoked grant opens nothing")
+    func revokedGrant() throws {
+        let keychain = try TemporaryKeychain(passcode: "2580").keychain
+        var read = try Self.protectedItem(keychain, .devicePasscode)
+        let grant = try keychain.authenticate(passcode: Self.passcode, grant: nil, context: Self.context)
+        read.authentication.grant = grant
+        #expect(try keychain.search(read, context: Self.context).first?.data == Data("secret".utf8))
+        keychain.revokeAuthentication(grant: grant, context: Self.context)
+        #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authenticationNeeded)
+    }
+
+    @Test("The keychain's biometric errors tell a wrong finger, a lockout, a cancel and an unavailable reader apart, across the error's reason")
+    func biometricErrorsRoundTrip() throws {
+        let keychain = try TemporaryKeychain(passcode: "2580").keychain
+        let reader = ReaderDouble()
+        keychain.useBiometrics(reader)
+        for outcome: BiometricOutcome in [.noMatch, .lockedOut, .cancelled, .unavailable(reason: "no fingerprint reader: x"), .unavailable(reason: "")] {
+            reader.answer(outcome)
+            do {
+                _ = try keychain.authenticateBiometry(reason: "r", grant: nil, context: Self.context)
+                Issue.record("\(outcome) issued a grant")
+            } catch let error as KeychainError {
+                #expect(BiometricOutcome(failure: error) == outcome)
+            }
+        }
+        #expect(BiometricOutcome(failure: KeychainError(.io, "disk")) == nil)
+    }
+
     @Test("An update cannot lift an access control without satisfying it; changing the data needs nothing")
     func updateCannotLiftConstraints() throws {
         let keychain = try TemporaryKeychain(passcode: "2580").keychain

@@ -122,6 +122,41 @@ struct BackupTests {
         #expect(try target.keychain.allSecrets() == ["kept"])
     }
 
+    @Test("an application-password item is backed up still sealed under its password: restored here or elsewhere, its secret opens with that password only (a wrong one is errSecAuthFailed)")
+    func applicationPasswordItem() throws {
+        let source = try TemporaryKeychain(passcode: "1234")
+        var read = try ApplicationPasswordTests.add(source.keychain, password: "hunter2-Quokka")
+        let path = Self.backupPath(source)
+        let summary = try source.keychain.backup(to: path, password: Self.password)
+        #expect(summary == BackupSummary(itemCount: 1, passcodeOnlyItemsLeftOut: 0))
+        let bytes = try #require(FileManager.default.contents(atPath: path))
+        for text in ["sealed twice", "hunter2-Quokka"] {
+            #expect(bytes.range(of: Data(text.utf8)) == nil, "\(text)")
+        }
+        let here = try Keychain.create(path: source.directory + "/restored.keychain-db", passcode: Data("other".utf8), options: TemporaryKeychain.options)
+        let elsewhere = try TemporaryKeychain()
+        #expect(try here.restore(from: path, password: Self.password).restoredCount == 1)
+        #expect(try elsewhere.keychain.restore(from: path, password: Self.password).restoredCount == 1)
+        for (name, keychain) in [("here", here), ("elsewhere", elsewhere.keychain)] {
+            var attributes = read
+            attributes.returns = .attributes
+            #expect(status { _ = try keychain.search(attributes, context: ApplicationPasswordTests.context) } == nil, "\(name)")
+            read.authentication.applicationPassword = nil
+            #expect(status { _ = try keychain.search(read, context: ApplicationPasswordTests.context) } == .authenticationNeeded, "\(name)")
+            read.authentication.applicationPassword = Data("hunter3-Quokka".utf8)
+            #expect(status { _ = try keychain.search(read, context: ApplicationPasswordTests.context) } == .authFailed, "\(name)")
+            read.authentication.applicationPassword = Data("hunter2-Quokka".utf8)
+            #expect((try? keychain.search(read, context: ApplicationPasswordTests.context).first?.data) == Data("sealed twice".utf8), "\(name)")
+            // The restored row takes further writes: its attributes change, its secret still opens.
+            var changes = ItemChanges()
+            changes.attributes = [.label: .string("restored")]
+            var query = read
+            query.returns = []
+            #expect(status { try keychain.update(query, changes: changes, context: ApplicationPasswordTests.context) } == nil, "\(name)")
+            #expect((try? keychain.search(read, context: ApplicationPasswordTests.context).first?.data) == Data("sealed twice".utf8), "\(name)")
+        }
+    }
+
     @Test("backing up or restoring a locked keychain is errSecInteractionNotAllowed")
     func lockedKeychain() throws {
         let source = try Self.source()

@@ -45,12 +45,16 @@ final class SystemDaemonFixture {
     let first: TestUser
     let second: TestUser
     private(set) var daemon: Process?
+    /// Variables added to the environment of the daemon and of the users' programs (a system
+    /// bus address, …).
+    let extraEnvironment: [String: String]
 
     static let serviceName = "kc-sys-service"
 
     /// Starts the daemon as root with `--user kc-sys-service`, serving `kc-sys-user1` and
-    /// `kc-sys-user2`, and waits until it serves.
-    init() throws {
+    /// `kc-sys-user2`, with `environment` added to its own, and waits until it serves.
+    init(environment extraEnvironment: [String: String] = [:]) throws {
+        self.extraEnvironment = extraEnvironment
         root = "/tmp/kc-system-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
         state = root + "/state"
@@ -99,7 +103,7 @@ final class SystemDaemonFixture {
             process.executableURL = URL(fileURLWithPath: DaemonFixture.products + "/keychaind")
             process.arguments = arguments
         }
-        process.environment = ["PATH": "/usr/bin:/bin"]
+        process.environment = ["PATH": "/usr/bin:/bin"].merging(extraEnvironment) { _, extra in extra }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         try process.run()
@@ -133,7 +137,7 @@ final class SystemDaemonFixture {
         let environment = [
             "KEYCHAIN_MODE": "system", "KEYCHAIND_SOCKET": socket ?? self.socket(of: user), "KEYCHAIND_STATE_DIRECTORY": state,
             "HOME": home, "XDG_DATA_HOME": home, "PATH": "/usr/bin:/bin",
-        ]
+        ].merging(extraEnvironment) { _, extra in extra }
         return try runAs(user, [executable] + arguments, environment: environment)
     }
 

@@ -8,8 +8,13 @@
 //   keychain-test-client find-around-fork <service> <account>
 //       finds the item, forks a child that finds it, then finds it again once the child is done
 //       (one line each: parent, child, parent).
+//   keychain-test-client find-after-biometry <service> <account> <passcode>
+//       evaluates biometry on an LAContext before any other use of the keychain (prints
+//       "evaluated", or "failed <LAError code>"), unlocks the keychain with the passcode (an app
+//       on an unlocked device), then reads the item with that context (kSecUseAuthenticationContext).
 import Foundation
-import Security
+import LocalAuthentication
+@_spi(Testing) import Security
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 
@@ -58,6 +63,32 @@ case ("find-around-fork", 3):
     var status: Int32 = 0
     waitpid(child, &status, 0)
     say(find())
+case ("find-after-biometry", 4):
+    /// The evaluation's outcome, handed from its reply queue.
+    final class Outcome: @unchecked Sendable {
+        var line = ""
+    }
+    let context = LAContext()
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "read the vault") { success, error in
+        outcome.line = success ? "evaluated" : "failed \((error as NSError?)?.code ?? 0)"
+        done.signal()
+    }
+    done.wait()
+    print(outcome.line)
+    // Unlocked after the evaluation: the context is the process's first use of the keychain.
+    let unlocked = SecDataProtectionTesting.unlock(Data(arguments[3].utf8))
+    guard unlocked == errSecSuccess else {
+        print("unlock", unlocked)
+        exit(0)
+    }
+    var search = query(service: arguments[1], account: arguments[2], group: nil)
+    search[kSecReturnData as String] = true
+    search[kSecUseAuthenticationContext as String] = context
+    var result: CFTypeRef?
+    let status = SecItemCopyMatching(search as CFDictionary, &result)
+    print(status, (result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "")
 default:
     FileHandle.standardError.write(Data("usage: keychain-test-client add|find|count …\n".utf8))
     exit(2)

@@ -1,5 +1,6 @@
 import Foundation
 import KeychainAuthentication
+@_spi(Testing) import KeychainCore
 import LocalAuthentication
 import Testing
 
@@ -14,19 +15,23 @@ struct BiometryTests {
     struct Rig {
         let fprintd: FprintdDouble
         let directory: TestDirectory
+        let keychain: Keychain
         let authority: PasscodeAuthority
 
         init() throws {
             fprintd = try FprintdDouble()
             directory = try TestDirectory()
-            authority = try directory.keychain(passcode: "4321").authority
+            (keychain, authority) = try directory.keychain(passcode: "4321")
         }
 
-        /// A context on the fake fprintd, whose pinentry answers `pin`.
+        /// A context on the fake fprintd, whose pinentry answers `pin`; the keychain verifies
+        /// fingers through the same fprintd, counting failures in `lockout`.
         func context(
             pin: String = "4321", touchTimeout: Double = 30, callTimeout: Double = 5, lockout: BiometryLockout = .inMemory(),
             program: String = "/usr/bin/test-app"
         ) -> (LAContext, PinentryDouble) {
+            keychain.useFingerprintReader(
+                LockoutGuardedVerifier(fprintd.verifier(touchTimeout: touchTimeout, callTimeout: callTimeout), lockout: lockout))
             let double = PinentryDouble(directory: directory.path)
             let context = LAContext.testing(
                 double.environment(.pin, pin: pin), authority: authority,

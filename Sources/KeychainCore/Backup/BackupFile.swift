@@ -18,8 +18,11 @@ import Foundation
 struct BackupFile {
     /// The file's magic.
     static let magic = Data("SKC-BACKUP\n".utf8)
-    /// The format version this code reads and writes.
-    static let formatVersion: UInt16 = 1
+    /// The format of a backup whose items' secrets are all sealed under the backup's keys alone.
+    static let plainVersion: UInt16 = 1
+    /// The format of a backup holding a secret still sealed under its application password (an
+    /// item's plaintext then marks its secret with 2); older readers refuse it as newer.
+    static let passwordSealedVersion: UInt16 = 2
 
     /// The password KDF's cost.
     struct KDFParameters: Equatable {
@@ -47,6 +50,8 @@ struct BackupFile {
         var sealed: Data
     }
 
+    /// The file's format version (`plainVersion` or `passwordSealedVersion`).
+    var version = BackupFile.plainVersion
     var uuid: Data
     var kdf: KDFParameters
     var deviceCheck: Data
@@ -58,7 +63,7 @@ struct BackupFile {
     func header() -> Data {
         var writer = ByteWriter()
         writer.raw(Self.magic)
-        writer.integer(Self.formatVersion)
+        writer.integer(version)
         writer.raw(uuid)
         writer.u8(UInt8(kdf.log2N))
         writer.integer(UInt32(kdf.r))
@@ -101,7 +106,8 @@ struct BackupFile {
         let body = Data(data.dropLast(32))
         var reader = ByteReader(body)
         guard try reader.raw(magic.count) == magic else { throw KeychainError(.decode, "the file is not a keychain backup") }
-        guard try reader.integer(UInt16.self) == formatVersion else {
+        let version = try reader.integer(UInt16.self)
+        guard (plainVersion...passwordSealedVersion).contains(version) else {
             throw KeychainError(.decode, "the backup was written by a newer version")
         }
         let uuid = try reader.raw(16)
@@ -112,6 +118,7 @@ struct BackupFile {
         var file = BackupFile(
             uuid: uuid, kdf: kdf, deviceCheck: try reader.raw(32),
             passcodeOnlyItemsLeftOut: Int(try reader.integer(UInt32.self)))
+        file.version = version
         for _ in 0..<(try reader.u8()) {
             guard let keyClass = KeybagClass(rawValue: try reader.u8()) else {
                 throw KeychainError(.decode, "the backup names an unknown class")

@@ -60,6 +60,10 @@ public struct EmbeddedKeychain: KeychainHandle {
         try keychain.authenticateBiometry(reason: reason, grant: grant, context: context)
     }
 
+    public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
+        try keychain.authenticateBiometry(reason: reason, grant: grant, context: context, cancellation: cancellation)
+    }
+
     public func revokeAuthentication(grant: Data) throws {
         keychain.revokeAuthentication(grant: grant, context: context)
     }

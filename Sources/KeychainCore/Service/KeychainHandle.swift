@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An open keychain as a client uses it: the four item operations, the lock, the passcode and
 /// the settings, on behalf of one caller whose access groups are already decided.
@@ -39,6 +40,9 @@ public protocol KeychainHandle: Sendable {
     /// Has the keychain verify the user's biometry and record it in a grant (`grant`, or a new
     /// one); returns the grant's identifier.
     func authenticateBiometry(reason: String, grant: Data?) throws -> Data
+    /// `authenticateBiometry(reason:grant:)`, withdrawn by `cancellation` from another thread: a
+    /// keychain in this process stops its reader; one in another process stops being waited for.
+    func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data
     /// Forgets a grant.
     func revokeAuthentication(grant: Data) throws
     /// Signs, decrypts, derives or exports with a private key the keychain holds
@@ -69,4 +73,66 @@ public protocol KeychainHandle: Sendable {
     func registeredPrograms() throws -> [RegisteredProgram]
     /// Removes the registration of the executable at `executablePath`.
     func removeProgram(executablePath: String) throws
+}
+
+extension KeychainHandle {
+    /// A keychain in another process cannot stop its reader: the call runs on a thread of its own
+    /// and a cancel ends the wait for it at once (`errSecUserCanceled`); the verification goes on
+    /// there until the reader ends it, and a grant it then issues is revoked.
+    public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
+        guard let cancellation else { return try authenticateBiometry(reason: reason, grant: grant) }
+        let call = AbandonableCall()
+        let handle = self
+        Thread.detachNewThread {
+            let result = Result { try handle.authenticateBiometry(reason: reason, grant: grant) }
+            if !call.finish(result), case .success(let issued) = result { try? handle.revokeAuthentication(grant: issued) }
+        }
+        cancellation.onCancel { call.abandon() }
+        defer { cancellation.removeCancelAction() }
+        guard let result = call.wait() else { throw BiometricOutcome.cancelledError }
+        return try result.get()
+    }
+}
+
+/// A call another thread makes, which its caller may stop waiting for: whichever comes first,
+/// the call's result or the abandonment, decides what the caller sees.
+private final class AbandonableCall: Sendable {
+    private enum State {
+        case waiting
+        case finished(Result<Data, any Error>)
+        case abandoned
+    }
+
+    private let state = Mutex(State.waiting)
+    private let settled = DispatchSemaphore(value: 0)
+
+    /// Hands over the call's result; false when the caller already stopped waiting.
+    func finish(_ result: Result<Data, any Error>) -> Bool {
+        let taken = state.withLock { current -> Bool in
+            guard case .waiting = current else { return false }
+            current = .finished(result)
+            return true
+        }
+        if taken { settled.signal() }
+        return taken
+    }
+
+    /// Stops the caller's wait (when the result has not come yet).
+    func abandon() {
+        let taken = state.withLock { current -> Bool in
+            guard case .waiting = current else { return false }
+            current = .abandoned
+            return true
+        }
+        if taken { settled.signal() }
+    }
+
+    /// The call's result, or nil when the wait was abandoned.
+    func wait() -> Result<Data, any Error>? {
+        settled.wait()
+        return state.withLock { current in
+            if case .finished(let result) = current { return result }
+            return nil
+        }
+    }
 }

@@ -217,6 +217,65 @@ struct ItemSealer: Sendable {
         }
     }
 
+    /// A password-sealed secret without its class-key layer, for a backup: what the application
+    /// password alone protects, with the generation its associated data binds:
+    /// `generation (8) ‖ salt (16) ‖ iterations (u32) ‖ password-wrapped item key ‖ sealed secret`.
+    /// Nothing in it opens without the password, so it leaves the keychain still sealed.
+    ///
+    /// - Returns: damaged when the class-key layer does not open (the row was altered).
+    func portablePasswordSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<Data> {
+        openingKeys(row).flatMap { keys in
+            let header = 1 + Self.passwordSaltLength + 4
+            guard blob.count >= header + Self.passwordWrappedLength, blob.first == Self.passwordSecretFormat else { return .damaged }
+            let aad = secretAAD(row.itemClass, row.keyClass, row.uuid, row.generation)
+            let start = blob.startIndex
+            let inner = try keys.itemKeyWrapping.open(
+                Data(blob[(start + header)..<(start + header + Self.passwordWrappedLength)]), aad: Self.itemKeyLabel + aad)
+            var portable = Data()
+            withUnsafeBytes(of: row.generation.bigEndian) { portable.append(contentsOf: $0) }
+            portable.append(blob[(start + 1)..<(start + header)])
+            inner.withUnsafeBytes { portable.append(contentsOf: $0) }
+            portable.append(blob[(start + header + Self.passwordWrappedLength)...])
+            return .opened(portable)
+        }
+    }
+
+    /// The generation a portable password secret (`portablePasswordSecret`) was sealed at: the
+    /// row restored from it takes that generation, which its password layer binds.
+    ///
+    /// - Throws: `errSecDecode` for a value too short to be one.
+    static func generation(ofPortablePasswordSecret portable: Data) throws -> Int64 {
+        guard portable.count >= 8 + passwordSaltLength + 4 + passwordInnerLength else {
+            throw KeychainError(.decode, "a backed-up password-sealed secret is malformed")
+        }
+        return portable.prefix(8).reduce(0) { $0 << 8 | Int64($1) }
+    }
+
+    /// A portable password secret sealed again for a row of `itemClass`, `protection` and `uuid`
+    /// at the generation it carries: its password-wrapped item key is wrapped under this
+    /// keychain's class key; the password layer and the sealed secret stay as they were.
+    ///
+    /// - Throws: `errSecDecode` for a malformed value; `errSecInteractionNotAllowed` when the
+    ///   class is locked.
+    func sealPortablePasswordSecret(_ portable: Data, itemClass: ItemClass, protection: Protection, uuid: Data) throws -> Data {
+        let generation = try Self.generation(ofPortablePasswordSecret: portable)
+        let keys = try keyRing.classKeys(for: KeybagClass(protection))
+        let aad = secretAAD(itemClass, protection.rawValue, uuid, generation)
+        let start = portable.startIndex + 8
+        let header = Self.passwordSaltLength + 4
+        let inner = Data(portable[(start + header)..<(start + header + Self.passwordInnerLength)])
+        let wrapped = try keys.itemKeyWrapping.seal(
+            inner, aad: Self.itemKeyLabel + aad, nonce: SecureRandom.data(count: AESGCMCipher.nonceLength))
+        var blob = Data([Self.passwordSecretFormat])
+        blob.append(portable[start..<(start + header)])
+        blob.append(wrapped)
+        blob.append(portable[(start + header + Self.passwordInnerLength)...])
+        return blob
+    }
+
+    /// The item key wrapped under the password key alone.
+    private static let passwordInnerLength = AESGCMCipher.nonceLength + SymmetricKey.byteCount + AESGCMCipher.tagLength
+
     private static let passwordSecretFormat: UInt8 = 3
     private static let passwordSaltLength = 16
     /// The item key wrapped under the password key, then under the class key.

@@ -52,6 +52,20 @@ extension KeychainStore {
                     random: &random)
             }, isSynchronizable: record.isSynchronizable, generation: generation, searchTokens: searchTokens)
     }
+
+    /// Seals `record` with a backed-up password-sealed secret (`ItemSealer.portablePasswordSecret`)
+    /// at the generation the secret's password layer binds; the password layer is kept.
+    ///
+    /// - Throws: `errSecDecode` for a malformed secret; `errSecInteractionNotAllowed` when the
+    ///   record's class is locked.
+    func seal(_ record: ItemRecord, portablePasswordSecret portable: Data) throws -> StoredRow {
+        let generation = try ItemSealer.generation(ofPortablePasswordSecret: portable)
+        var random = try RandomDraw(count: RandomDraw.sealingCount(withSecret: false))
+        var row = try seal(record, secret: nil, generation: generation, random: &random)
+        row.secret = try sealer.sealPortablePasswordSecret(
+            portable, itemClass: record.itemClass, protection: record.protection, uuid: record.uuid)
+        return row
+    }
 }
 
 extension KeychainStore.Transaction {
@@ -73,6 +87,12 @@ extension KeychainStore.Transaction {
     @discardableResult
     func insert(_ record: ItemRecord, secret: Data?) throws -> ItemRecord {
         try insert(SealedItem(record: record, row: store.seal(record, secret: secret)))
+    }
+
+    /// Inserts `record` with a backed-up password-sealed secret, as `insert(_:secret:)` does.
+    @discardableResult
+    func insert(_ record: ItemRecord, portablePasswordSecret portable: Data) throws -> ItemRecord {
+        try insert(SealedItem(record: record, row: store.seal(record, portablePasswordSecret: portable)))
     }
 
     /// Seals every row of the protection classes `keyClasses` again, from the class keys `old`
@@ -182,6 +202,12 @@ extension KeychainStore {
 
     /// Whether `blob` is a secret sealed under an application password.
     static func isPasswordSealed(_ blob: Data) -> Bool { ItemSealer.isPasswordSealed(blob) }
+
+    /// The password-sealed secret `blob` of `row` without its class-key layer, for a backup
+    /// (`ItemSealer.portablePasswordSecret`).
+    func portablePasswordSecret(_ blob: Data, sealedIn row: StoredRow) -> RowOutcome<Data> {
+        sealer.portablePasswordSecret(blob, sealedIn: row)
+    }
 
     /// Opens `blob`, a secret sealed under an application password, with `password`
     /// (`ItemSealer.openPasswordSecret`).
