@@ -47,15 +47,15 @@ struct PasscodeAttemptRecordingTests {
         in keychainDirectory: String, expecting expected: KeychainError.Code, obstruct: (String) throws -> AnyObject
     ) throws {
         let path = keychainDirectory + "/test.keychain-db"
-        let creator = try Keychain.create(path: path, passcode: Self.right, options: Self.options)
+        let creator = try step("create the keychain", path) { try Keychain.create(path: path, passcode: Self.right, options: Self.options) }
         var add = ItemRequest(itemClass: .genericPassword)
         add.attributes = ["svce": .string("svc"), "acct": .string("me")]
         add.secret = Data("the secret".utf8)
-        _ = try creator.add(add, context: AccessContext(accessGroups: ["test"]))
+        _ = try step("add an item", path) { try creator.add(add, context: AccessContext(accessGroups: ["test"])) }
         let keybagPath = KeychainLocation.keybagPath(forDatabase: path)
         let keybagBefore = try #require(FileManager.default.contents(atPath: keybagPath))
 
-        let process = try Keychain.openSeparately(path: path, options: Self.options)
+        let process = try step("open it as another process", path) { try Keychain.openSeparately(path: path, options: Self.options) }
         #expect(process.lockState == .beforeFirstUnlock)
         do {
             let obstruction = try obstruct(keychainDirectory)
@@ -68,7 +68,7 @@ struct PasscodeAttemptRecordingTests {
         }
         #expect(FileManager.default.contents(atPath: keybagPath) == keybagBefore, "the keybag changed")
 
-        try process.unlock(passcode: Self.right)
+        try step("unlock once the obstruction is gone", path) { try process.unlock(passcode: Self.right) }
         #expect(try process.passcodeRetryDelay == nil)
         var search = ItemRequest(itemClass: .genericPassword)
         search.attributes = ["svce": .string("svc"), "acct": .string("me")]
@@ -79,6 +79,19 @@ struct PasscodeAttemptRecordingTests {
         for attempt in 1...5 {
             #expect(code { try process.unlock(passcode: Data("wrong-\(attempt)".utf8)) } == .authFailed)
             #expect((try process.passcodeRetryDelay != nil) == (attempt == 5), "after \(attempt) failures")
+        }
+    }
+
+    /// Runs `body`, a step that must succeed; when it throws, the issue names the step and the
+    /// free space left on the keychain's file system before the error is rethrown.
+    private func step<T>(_ name: String, _ path: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            var stats = statvfs()
+            let free = statvfs((path as NSString).deletingLastPathComponent, &stats) == 0 ? "\(UInt64(stats.f_bavail) * UInt64(stats.f_frsize)) bytes free" : "free space unknown"
+            Issue.record("\(name) failed (\(free)): \(error)")
+            throw error
         }
     }
 

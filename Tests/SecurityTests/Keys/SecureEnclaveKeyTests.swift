@@ -1,6 +1,7 @@
 import Foundation
+import KeychainAuthentication
 import KeychainCore
-import Security
+@_spi(Testing) import Security
 import Testing
 
 /// Keys with `kSecAttrTokenIDSecureEnclave` on a real TPM 2.0 stack: a `swtpm` of each test's own
@@ -311,3 +312,39 @@ extension SecureEnclaveKeyTests {
         }
     }
 }
+
+/// The item-classes guide's enclave key: `.privateKeyUsage` with `.userPresence`, on the suite's TPM.
+extension SecureEnclaveKeyTests {
+    @Test("The guide's enclave key (.privateKeyUsage | .userPresence): its signatures verify, and found again with kSecUseAuthenticationUIFail it refuses to sign (errSecInteractionNotAllowed)")
+    func guideEnclaveKeyAsksBeforeSigning() throws {
+        try withTPM { _, environment in
+            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
+            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
+            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
+            let key = try ItemClassesGuideKeys().makeEnclaveKey()
+            #expect(pinentry.prompts == 0)
+            let message = Data("enclave".utf8)
+            var error: Unmanaged<CFError>?
+            let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?
+            #expect(error == nil)
+            // Known gap: the key SecKeyCreateRandomKey returns for a token key signs with the TPM
+            // in this process, without asking the keychain; a key found again is a reference the
+            // keychain checks (below). Remove the wrapper when generation returns a reference.
+            withKnownIssue("a Secure Enclave key with constraints signs without authentication when used as generated") {
+                #expect(pinentry.prompts == 1)
+            }
+            #expect(verifyStatus(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageX962SHA256, message, try #require(signature)) == errSecSuccess)
+
+            let found = try #require(copyMatching([
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Data("com.example.enclave.auth".utf8),
+                kSecReturnRef as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
+            ]).result.map { $0 as! SecKey })
+            var refused: Unmanaged<CFError>?
+            #expect(SecKeyCreateSignature(found, .ecdsaSignatureMessageX962SHA256, message as CFData, &refused) == nil)
+            #expect(refused?.takeRetainedValue().code == Int(errSecInteractionNotAllowed))
+        }
+    }
+}
+
