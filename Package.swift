@@ -110,7 +110,7 @@ let package = Package(
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus", "KeychainAuthentication"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus", "KeychainAuthentication", "KeychainSync"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -156,7 +156,7 @@ let package = Package(
         // The benchmark (`swift run -c release keychain-bench`) and its process floor.
         .executableTarget(
             name: "KeychainBench",
-            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLite", "COpenSSL", "keychaind", "SecurityTool"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainSync", "CSQLite", "COpenSSL", "keychaind", "SecurityTool"],
             path: "Benchmarks/KeychainBench"
         ),
         .executableTarget(

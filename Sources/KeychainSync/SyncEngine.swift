@@ -42,7 +42,9 @@ package enum SyncEngine {
         let identity = try DeviceIdentity.generate()
         let secret = try RecoveryBottle.newSecret()
         let (salt, bottle) = try RecoveryBottle.seal(keys.topLevel, accountID: keys.accountID, secret: secret)
-        let state = try SyncState(conninfo: conninfo, keys: keys, identity: identity)
+        var state = try SyncState(conninfo: conninfo, keys: keys, identity: identity)
+        let manifest = try SyncManifest.make(version: 1, records: [:], signer: identity.deviceID, keys: keys)
+        state.manifestVersion = manifest.version
         do {
             try connection.transaction {
                 let existing = try connection.execute("SELECT count(*) AS n FROM keychain_sync.account")
@@ -59,6 +61,7 @@ package enum SyncEngine {
                         [.uuid(key.id), .text(name), .uuid(keys.topLevel.id), .bytes(try keys.wrapClassKey(named: name))])
                 }
                 try register(identity, keys: keys, trusting: [identity.deviceID], on: connection)
+                try writeManifest(manifest, replacing: nil, on: connection)
                 try state.save(to: keychain)
             }
         } catch {
@@ -159,58 +162,109 @@ package enum SyncEngine {
     // MARK: - Exchange
 
     /// One full exchange: downloads and applies other devices' changes, then uploads this
-    /// keychain's.
+    /// keychain's, then collects the account's tombstones older than their lifetime.
     ///
-    /// - Returns: what it did; records the server changed or replayed are refused (listed in the
-    ///   report, nothing applied from them) and then nothing is uploaded.
+    /// The outcome is recorded in the sync state: the time of the last exchange that succeeded,
+    /// or why the last one failed (`lastError`, shown by `sync status`).
+    ///
+    /// - Returns: what it did; records the server changed, replayed or withheld are refused (listed
+    ///   in the report, nothing applied from them) and then nothing is uploaded.
     /// - Throws: `notEnabled`, `conflict` (lost the race `uploadAttempts` times), `refused` (the
     ///   server's account is not this keychain's), server and keychain errors.
     package static func syncNow(_ keychain: any KeychainHandle) throws -> SyncReport {
         guard var state = try SyncState.load(from: keychain) else {
             throw SyncError(.notEnabled, "this keychain does not sync (use security sync enable or join)")
         }
+        do {
+            let report = try exchange(keychain, state: &state)
+            if let refusal = report.refused.first {
+                state.lastError = "refused: \(refusal)"
+            } else {
+                state.lastError = nil
+                state.lastSync = Date()
+            }
+            try state.save(to: keychain)
+            return report
+        } catch let error as SyncError {
+            state.lastError = error.message
+            try? state.save(to: keychain)
+            throw error
+        }
+    }
+
+    /// The exchange of `syncNow`, on `state` (saved by the caller).
+    private static func exchange(_ keychain: any KeychainHandle, state: inout SyncState) throws -> SyncReport {
         let connection = try PostgresConnection(state.conninfo)
         try SyncSchema.requireCurrent(on: connection)
-        let account = try connection.execute("SELECT account_id FROM keychain_sync.account")
-        guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
-            throw SyncError(.refused, "the server's account is not the one this keychain joined")
-        }
         var report = SyncReport()
-        defer {
-            state.lastSync = Date()
-            try? state.save(to: keychain)
-        }
         for attempt in 1...uploadAttempts {
-            let losers = try download(connection, keychain: keychain, state: &state, report: &report)
+            let server = try download(connection, keychain: keychain, state: &state, report: &report)
             guard report.refused.isEmpty else { return report }
             do {
-                try upload(connection, keychain: keychain, state: &state, report: &report, serverDeletions: losers)
-                return report
+                try upload(connection, keychain: keychain, state: &state, report: &report, server: server)
+                break
             } catch let error as SyncError where error.code == .conflict && attempt < uploadAttempts {
                 continue
             }
         }
+        try connection.execute("SELECT keychain_sync.collect_tombstones() AS horizon")
         return report
     }
 
-    /// Fetches the records changed since the last exchange and applies them.
+    /// The server's state as a verified download left it, for the upload that follows.
+    private struct ServerView {
+        /// The live records (record id → generation) the manifest describes.
+        var records: [String: Int64]
+        /// The manifest's version; nil when the account has none yet.
+        var manifestVersion: Int64?
+    }
+
+    /// The notification channel of an account's changes (`NOTIFY`, sent by each upload).
+    package static func channel(for accountID: UUID) -> String {
+        "keychain_sync_" + accountID.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// Fetches the records changed since the last exchange (every record when the last sequence
+    /// seen is below the server's tombstone horizon), checks them and the account's manifest, and
+    /// applies them.
     ///
-    /// - Returns: records that lost a primary-key collision and are to be deleted from the
-    ///   server, with the generation the deletion expects.
+    /// - Returns: the server's records as the manifest describes them.
     private static func download(
         _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport
-    ) throws -> [UUID: Int64] {
-        let rows = try connection.execute(
-            """
-            SELECT record_id, parent_key_id, generation, ciphertext, deleted, change_seq FROM keychain_sync.record
-            WHERE change_seq > $1 ORDER BY change_seq
-            """,
-            [.integer(state.lastSequence)])
+    ) throws -> ServerView {
+        // One snapshot: the horizon, the manifest and the records agree with each other.
+        let (horizon, manifestRows, rows) = try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            let account = try connection.execute("SELECT account_id, gc_horizon FROM keychain_sync.account")
+            guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
+                throw SyncError(.refused, "the server's account is not the one this keychain joined")
+            }
+            let horizon = try account.integer(0, "gc_horizon")
+            let full = state.lastSequence < horizon
+            let manifest = try connection.execute("SELECT version, record_count, digest, signer, code FROM keychain_sync.manifest")
+            let rows = try connection.execute(
+                """
+                SELECT record_id, parent_key_id, generation, ciphertext, deleted, change_seq FROM keychain_sync.record
+                WHERE change_seq > $1 ORDER BY change_seq
+                """,
+                [.integer(full ? 0 : state.lastSequence)])
+            return (horizon, manifest, rows)
+        }
+        let full = state.lastSequence < horizon
+        report.fullRefetch = full
         let keys = state.keys
         let sealer = RecordSealer(keys: keys)
         var deletions: [String] = []
         var changes: [(key: String, generation: Int64, item: SyncedItem)] = []
-        var lastSequence = state.lastSequence
+        // A full fetch saw everything up to the horizon (the collected tombstones included).
+        var lastSequence = max(state.lastSequence, horizon)
+        // The live records on the server: what this device knew (unless it fetches everything),
+        // with what the feed brings.
+        var serverRecords: [String: Int64] = [:]
+        if !full {
+            serverRecords = state.mirror.mapValues(\.generation)
+            for (key, generation) in state.unsentDeletions ?? [:] { serverRecords[key] = generation }
+        }
+        var fetched = Set<String>()
         for row in 0..<rows.count {
             do {
                 let id = try rows.uuid(row, "record_id")
@@ -219,6 +273,8 @@ package enum SyncEngine {
                 let parent = try rows.uuid(row, "parent_key_id")
                 let deleted = try rows.boolean(row, "deleted")
                 lastSequence = max(lastSequence, try rows.integer(row, "change_seq"))
+                fetched.insert(key)
+                serverRecords[key] = deleted ? nil : generation
                 if let known = state.mirror[key], generation <= known.generation {
                     guard generation == known.generation else {
                         throw SyncError(.refused, "record \(id) came back at generation \(generation), older than \(known.generation)")
@@ -240,7 +296,19 @@ package enum SyncEngine {
                 report.refused.append(error.message)
             }
         }
-        guard report.refused.isEmpty else { return [:] }
+        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil) }
+        let manifest: SyncManifest?
+        do {
+            manifest = try verifiedManifest(manifestRows, describing: serverRecords, state: state)
+        } catch let error as SyncError where error.code == .refused {
+            report.refused.append(error.message)
+            return ServerView(records: [:], manifestVersion: nil)
+        }
+        if full {
+            // Records this device holds that the server no longer has at all: deleted, and their
+            // tombstones collected.
+            deletions += state.mirror.keys.filter { !fetched.contains($0) }.sorted()
+        }
 
         var local = try localItems(keychain)
         for key in deletions {
@@ -250,7 +318,7 @@ package enum SyncEngine {
             }
             report.appliedDeletions += 1
         }
-        var losers: [UUID: Int64] = [:]
+        var unsent = (state.unsentDeletions ?? [:]).filter { !fetched.contains($0.key) }
         var applied: [String] = []
         for change in changes {
             let primaryKey = try change.item.primaryKeyDigest()
@@ -261,10 +329,10 @@ package enum SyncEngine {
             }
             if let (otherKey, other) = state.mirror.first(where: { $0.key != change.key && $0.value.primaryKey == primaryKey }) {
                 if change.key < otherKey {
-                    UUID(uuidString: otherKey).map { losers[$0] = other.generation }
+                    unsent[otherKey] = other.generation
                     state.mirror[otherKey] = nil
                 } else {
-                    UUID(uuidString: change.key).map { losers[$0] = change.generation }
+                    unsent[change.key] = change.generation
                     continue
                 }
             }
@@ -283,8 +351,40 @@ package enum SyncEngine {
                 state.mirror[key]?.content = try stored[entry.primaryKey]?.contentDigest() ?? ""
             }
         }
+        state.unsentDeletions = unsent.isEmpty ? nil : unsent
         state.lastSequence = lastSequence
-        return losers
+        if let manifest { state.manifestVersion = manifest.version }
+        return ServerView(records: serverRecords, manifestVersion: manifest?.version)
+    }
+
+    /// The account's manifest, checked: written by a holder of the account's keys, not older than
+    /// one this device verified before, and describing exactly `records`.
+    ///
+    /// - Returns: nil when the account has no manifest and this device never saw one.
+    /// - Throws: `SyncError.refused` otherwise.
+    private static func verifiedManifest(_ rows: PostgresRows, describing records: [String: Int64], state: SyncState) throws -> SyncManifest? {
+        guard rows.count == 1 else {
+            guard rows.count == 0, (state.manifestVersion ?? 0) == 0 else {
+                throw SyncError(.refused, "the server withheld the account's manifest")
+            }
+            return nil
+        }
+        let manifest = SyncManifest(
+            version: try rows.integer(0, "version"), count: try rows.integer(0, "record_count"),
+            digest: try rows.bytes(0, "digest") ?? Data(), signer: try rows.uuid(0, "signer"), code: try rows.bytes(0, "code") ?? Data())
+        guard manifest.isAuthentic(keys: state.keys) else {
+            throw SyncError(.refused, "the account's manifest does not authenticate (changed by the server)")
+        }
+        guard manifest.version >= (state.manifestVersion ?? 0) else {
+            throw SyncError(.refused, "the account's manifest went back from version \(state.manifestVersion ?? 0) to \(manifest.version)")
+        }
+        guard try manifest.describes(records) else {
+            throw SyncError(
+                .refused,
+                "the server's records do not match the account's signed manifest (version \(manifest.version): \(manifest.count) records; "
+                    + "the server gave \(records.count)): a record was withheld, hidden or added")
+        }
+        return manifest
     }
 
     /// One upload write.
@@ -294,23 +394,33 @@ package enum SyncEngine {
         case delete(key: String, expected: Int64)
     }
 
-    /// Uploads the differences between the keychain and the mirror in one transaction.
+    /// Uploads the differences between the keychain and the mirror, the records that lost a
+    /// collision, and the new manifest, in one transaction, then notifies the account's channel.
     ///
-    /// - Throws: `SyncError.conflict` when a record changed on the server meanwhile (nothing is
-    ///   written, the mirror is unchanged).
+    /// - Throws: `SyncError.conflict` when the manifest or a record changed on the server
+    ///   meanwhile (nothing is written, the mirror is unchanged).
     private static func upload(
         _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
-        serverDeletions: [UUID: Int64]
+        server: ServerView
     ) throws {
         let writes = try pendingWrites(keychain, state: state)
-            + serverDeletions.map { Write.delete(key: $0.key.uuidString.lowercased(), expected: $0.value) }
-        guard !writes.isEmpty else { return }
+            + (state.unsentDeletions ?? [:]).sorted(by: { $0.key < $1.key }).map { Write.delete(key: $0.key, expected: $0.value) }
+        guard !writes.isEmpty || server.manifestVersion == nil else { return }
         let keys = state.keys
         let sealer = RecordSealer(keys: keys)
         guard let deletionKey = keys.classKeys[AccountKeys.classA] else { throw SyncError(.keychain, "the sync state has no class keys") }
         var mirror = state.mirror
+        var records = server.records
         var counts = (uploaded: 0, deleted: 0)
+        let version = (server.manifestVersion ?? 0) + 1
         try connection.transaction {
+            // The manifest's row first: its lock orders the account's uploads, so each takes its
+            // change sequences after the previous one committed (a download never passes over a
+            // sequence that commits later).
+            let current = try connection.execute("SELECT version FROM keychain_sync.manifest FOR UPDATE")
+            guard (current.count == 0 ? nil : try current.integer(0, "version")) == server.manifestVersion else {
+                throw SyncError(.conflict, "the account's manifest changed on the server meanwhile")
+            }
             for write in writes {
                 switch write {
                 case .add(let item, let primaryKey):
@@ -323,8 +433,9 @@ package enum SyncEngine {
                         """,
                         [.uuid(id), .uuid(classKey.id), .bytes(try sealer.seal(.item(item), recordID: id, generation: 1, classKey: classKey))])
                     guard inserted.affected == 1 else { throw SyncError(.conflict, "a record id was taken") }
-                    mirror[id.uuidString.lowercased()] = SyncState.MirrorEntry(
-                        primaryKey: primaryKey, content: try item.contentDigest(), generation: 1)
+                    let key = id.uuidString.lowercased()
+                    mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: try item.contentDigest(), generation: 1)
+                    records[key] = 1
                     counts.uploaded += 1
                 case .change(let key, let expected, let item, let primaryKey):
                     guard let classKey = keys.classKey(forProtection: item.value(.accessible)?.stringValue)?.key,
@@ -333,19 +444,52 @@ package enum SyncEngine {
                     try swap(connection, id: id, expected: expected, parent: classKey.id, deleted: false,
                              ciphertext: try sealer.seal(.item(item), recordID: id, generation: expected + 1, classKey: classKey))
                     mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: try item.contentDigest(), generation: expected + 1)
+                    records[key] = expected + 1
                     counts.uploaded += 1
                 case .delete(let key, let expected):
                     guard let id = UUID(uuidString: key) else { continue }
                     try swap(connection, id: id, expected: expected, parent: deletionKey.id, deleted: true,
                              ciphertext: try sealer.seal(.deleted, recordID: id, generation: expected + 1, classKey: deletionKey))
                     mirror[key] = nil
+                    records[key] = nil
                     counts.deleted += 1
                 }
             }
+            let manifest = try SyncManifest.make(version: version, records: records, signer: state.deviceID, keys: keys)
+            try writeManifest(manifest, replacing: server.manifestVersion, on: connection)
+            // Delivered when the transaction commits, to every device listening.
+            try connection.execute(
+                "SELECT pg_notify($1, $2)", [.text(channel(for: state.accountID)), .text(state.deviceID.uuidString.lowercased())])
         }
         state.mirror = mirror
+        state.unsentDeletions = nil
+        state.manifestVersion = version
         report.uploaded += counts.uploaded
         report.uploadedDeletions += counts.deleted
+    }
+
+    /// Stores `manifest` in place of the one at version `previous` (inserts the first).
+    private static func writeManifest(_ manifest: SyncManifest, replacing previous: Int64?, on connection: PostgresConnection) throws {
+        let values: [PostgresValue] = [
+            .integer(manifest.version), .integer(manifest.count), .bytes(manifest.digest), .uuid(manifest.signer), .bytes(manifest.code),
+        ]
+        let written: PostgresRows
+        if let previous {
+            written = try connection.execute(
+                """
+                UPDATE keychain_sync.manifest SET version = $1, record_count = $2, digest = $3, signer = $4, code = $5
+                WHERE version = $6
+                """,
+                values + [.integer(previous)])
+        } else {
+            written = try connection.execute(
+                """
+                INSERT INTO keychain_sync.manifest (version, record_count, digest, signer, code)
+                VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING
+                """,
+                values)
+        }
+        guard written.affected == 1 else { throw SyncError(.conflict, "the account's manifest changed on the server meanwhile") }
     }
 
     /// Replaces a record if its generation is still `expected`.
@@ -355,7 +499,8 @@ package enum SyncEngine {
         let updated = try connection.execute(
             """
             UPDATE keychain_sync.record
-            SET parent_key_id = $1, generation = $2, ciphertext = $3, deleted = $4, change_seq = nextval('keychain_sync.change_seq')
+            SET parent_key_id = $1, generation = $2, ciphertext = $3, deleted = $4,
+                change_seq = nextval('keychain_sync.change_seq'), changed_at = now()
             WHERE record_id = $5 AND generation = $6
             """,
             [.uuid(parent), .integer(expected + 1), .bytes(ciphertext), .boolean(deleted), .uuid(id), .integer(expected)])
@@ -401,7 +546,7 @@ package enum SyncEngine {
         }
         return SyncStatus(
             accountID: state.accountID, deviceID: state.deviceID, devices: devices, serverError: serverError,
-            lastSync: state.lastSync, pendingChanges: try pendingWrites(keychain, state: state).count)
+            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingWrites(keychain, state: state).count)
     }
 
     // MARK: - The keychain

@@ -13,9 +13,15 @@ import Foundation
 /// `sync_key` (the class keys wrapped by the TLK), `record` (one row per record: id, parent key
 /// id, generation, ciphertext, a deletion flag and its change sequence number; a deleted record
 /// stays as a tombstone so other devices learn of the deletion).
+///
+/// Version 2 adds the operations: `record.changed_at` (when a row was last written),
+/// `account.gc_horizon` (the highest change sequence of a tombstone collected), the function
+/// `collect_tombstones(lifetime)` that removes the calling role's tombstones older than `lifetime`
+/// (30 days by default) and raises its horizon, and `manifest` (the account's signed list of live
+/// records, `SyncManifest`).
 package enum SyncSchema {
     /// The version this build writes.
-    package static let currentVersion = 1
+    package static let currentVersion = 2
 
     /// The statements that bring version `n - 1` to `n`, by `n`.
     static let migrations: [Int: [String]] = [
@@ -89,6 +95,43 @@ package enum SyncSchema {
             "GRANT USAGE ON SCHEMA keychain_sync TO PUBLIC",
             "GRANT SELECT ON keychain_sync.schema_version TO PUBLIC",
         ],
+        2: operationsMigration,
+    ]
+
+    /// Tombstone collection with a horizon, and the signed manifest.
+    static let operationsMigration: [String] = [
+        "ALTER TABLE keychain_sync.account ADD COLUMN gc_horizon bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE keychain_sync.record ADD COLUMN changed_at timestamptz NOT NULL DEFAULT now()",
+        "CREATE INDEX record_tombstones ON keychain_sync.record (owner, changed_at) WHERE deleted",
+        """
+        CREATE TABLE keychain_sync.manifest (
+            owner name PRIMARY KEY DEFAULT current_user REFERENCES keychain_sync.account (owner),
+            version bigint NOT NULL CHECK (version > 0),
+            record_count bigint NOT NULL,
+            digest bytea NOT NULL,
+            signer uuid NOT NULL,
+            code bytea NOT NULL)
+        """,
+        "ALTER TABLE keychain_sync.manifest ENABLE ROW LEVEL SECURITY",
+        "CREATE POLICY own_rows ON keychain_sync.manifest USING (owner = current_user) WITH CHECK (owner = current_user)",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.manifest TO PUBLIC",
+        // Runs as the caller (row-level security applies): removes the caller's tombstones older
+        // than `lifetime` and records the highest change sequence removed as the horizon; a device
+        // whose last sequence is below it fetches every record again.
+        """
+        CREATE FUNCTION keychain_sync.collect_tombstones(lifetime interval DEFAULT interval '30 days')
+        RETURNS bigint LANGUAGE sql SECURITY INVOKER AS $$
+            WITH gone AS (
+                DELETE FROM keychain_sync.record
+                WHERE owner = current_user AND deleted AND changed_at < now() - lifetime
+                RETURNING change_seq)
+            UPDATE keychain_sync.account
+            SET gc_horizon = greatest(gc_horizon, coalesce((SELECT max(change_seq) FROM gone), 0))
+            WHERE owner = current_user
+            RETURNING gc_horizon
+        $$
+        """,
+        "GRANT EXECUTE ON FUNCTION keychain_sync.collect_tombstones(interval) TO PUBLIC",
     ]
 
     /// What `install` did.

@@ -31,6 +31,14 @@ struct SyncState: Codable {
     var lastSync: Date?
     /// By record id (lower-case UUID text).
     var mirror: [String: MirrorEntry] = [:]
+    /// The version of the account's manifest this device last verified or wrote (nil: none yet).
+    var manifestVersion: Int64?
+    /// Records that lost a primary-key collision and are still to be deleted from the server, by
+    /// record id, with the generation the deletion expects (they stay in the server's set until
+    /// an upload deletes them).
+    var unsentDeletions: [String: Int64]?
+    /// Why the last exchange failed; nil after one that succeeded.
+    var lastError: String?
 
     static let service = "swift-keychain-sync"
     static let account = "state"

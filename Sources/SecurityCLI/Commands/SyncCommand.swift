@@ -55,6 +55,9 @@ struct SyncCommand: CommandDefinition {
                 invocation.console.output("joined; run security sync now to fetch the account's items\n")
             case ("now", 0) where named.isEmpty:
                 let report = try SyncEngine.syncNow(try KeychainSession.openDefault())
+                if report.fullRefetch {
+                    invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
+                }
                 invocation.console.output(
                     "uploaded \(report.uploaded) changes and \(report.uploadedDeletions) deletions; "
                         + "applied \(report.applied) changes and \(report.appliedDeletions) deletions\n")
@@ -106,6 +109,7 @@ struct SyncCommand: CommandDefinition {
         }
         text += "last sync: \(status.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")\n"
         text += "pending changes: \(status.pendingChanges)\n"
+        if let error = status.lastError { text += "last error: \(error)\n" }
         return text
     }
 }
