@@ -207,7 +207,7 @@ package enum SyncEngine {
                 continue
             }
         }
-        try connection.execute("SELECT keychain_sync.collect_tombstones() AS horizon")
+        try connection.execute("SELECT keychain_sync.collect_tombstones() AS collected")
         return report
     }
 
@@ -320,11 +320,20 @@ package enum SyncEngine {
         }
         var unsent = (state.unsentDeletions ?? [:]).filter { !fetched.contains($0.key) }
         var applied: [String] = []
+        // New items are added in batches (one transaction each when the keychain is in this
+        // process); the batch is flushed before any other write, so writes keep their order.
+        var additions: [SyncedItem] = []
+        func flushAdditions() throws {
+            guard !additions.isEmpty else { return }
+            try addLocally(additions, in: keychain)
+            additions.removeAll()
+        }
         for change in changes {
             let primaryKey = try change.item.primaryKeyDigest()
             if let entry = state.mirror[change.key], entry.primaryKey != primaryKey,
                 let previous = local.removeValue(forKey: entry.primaryKey)
             {
+                try flushAdditions()
                 try deleteLocally(previous, in: keychain)
             }
             if let (otherKey, other) = state.mirror.first(where: { $0.key != change.key && $0.value.primaryKey == primaryKey }) {
@@ -336,12 +345,18 @@ package enum SyncEngine {
                     continue
                 }
             }
-            try storeLocally(change.item, replacing: local[primaryKey] != nil, in: keychain)
+            if local[primaryKey] != nil {
+                try flushAdditions()
+                try storeLocally(change.item, replacing: true, in: keychain)
+            } else {
+                additions.append(change.item)
+            }
             local[primaryKey] = change.item
             state.mirror[change.key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: "", generation: change.generation)
             applied.append(change.key)
             report.applied += 1
         }
+        try flushAdditions()
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
@@ -583,6 +598,17 @@ package enum SyncEngine {
         } catch {
             throw SyncError(.keychain, "cannot delete a synced item: \(error)")
         }
+    }
+
+    /// Adds new items: in one transaction when the keychain is in this process (all or none;
+    /// if that fails, one by one, so the failure is the one item's), else one by one.
+    private static func addLocally(_ items: [SyncedItem], in keychain: any KeychainHandle) throws {
+        if let embedded = keychain as? EmbeddedKeychain, items.count > 1,
+            (try? embedded.keychain.add(contentsOf: items.map { $0.addRequest() }, context: embedded.context)) != nil
+        {
+            return
+        }
+        for item in items { try storeLocally(item, replacing: false, in: keychain) }
     }
 
     private static func storeLocally(_ item: SyncedItem, replacing: Bool, in keychain: any KeychainHandle) throws {

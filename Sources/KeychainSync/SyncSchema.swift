@@ -116,19 +116,21 @@ package enum SyncSchema {
         "CREATE POLICY own_rows ON keychain_sync.manifest USING (owner = current_user) WITH CHECK (owner = current_user)",
         "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.manifest TO PUBLIC",
         // Runs as the caller (row-level security applies): removes the caller's tombstones older
-        // than `lifetime` and records the highest change sequence removed as the horizon; a device
-        // whose last sequence is below it fetches every record again.
+        // than `lifetime` and records the highest change sequence removed as the horizon (the
+        // account's row is written only when a tombstone went); a device whose last sequence is
+        // below it fetches every record again. Returns how many tombstones it removed.
         """
         CREATE FUNCTION keychain_sync.collect_tombstones(lifetime interval DEFAULT interval '30 days')
         RETURNS bigint LANGUAGE sql SECURITY INVOKER AS $$
             WITH gone AS (
                 DELETE FROM keychain_sync.record
                 WHERE owner = current_user AND deleted AND changed_at < now() - lifetime
-                RETURNING change_seq)
-            UPDATE keychain_sync.account
-            SET gc_horizon = greatest(gc_horizon, coalesce((SELECT max(change_seq) FROM gone), 0))
-            WHERE owner = current_user
-            RETURNING gc_horizon
+                RETURNING change_seq),
+            raised AS (
+                UPDATE keychain_sync.account SET gc_horizon = greatest(gc_horizon, (SELECT max(change_seq) FROM gone))
+                WHERE owner = current_user AND EXISTS (SELECT 1 FROM gone)
+                RETURNING 1)
+            SELECT count(*) FROM gone
         $$
         """,
         "GRANT EXECUTE ON FUNCTION keychain_sync.collect_tombstones(interval) TO PUBLIC",
