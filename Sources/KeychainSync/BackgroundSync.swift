@@ -155,6 +155,8 @@ package final class BackgroundSync: Sendable {
         var retryDelay: TimeInterval?
         var notBefore = Date.distantPast
         while true {
+            // The keychain was deleted: nothing left to sync.
+            guard FileManager.default.fileExists(atPath: worker.path) else { return }
             if listener == nil && Date() >= notBefore {
                 do {
                     guard let state = try SyncState.load(from: try open(worker.path)) else { return }

@@ -217,6 +217,9 @@ package enum SyncEngine {
         var records: [String: Int64]
         /// The manifest's version; nil when the account has none yet.
         var manifestVersion: Int64?
+        /// The keychain's synchronizable items as the download left them (read once, after it
+        /// applied what it fetched), by primary-key digest.
+        var local: [String: SyncedItem]
     }
 
     /// The notification channel of an account's changes (`NOTIFY`, sent by each upload).
@@ -296,13 +299,13 @@ package enum SyncEngine {
                 report.refused.append(error.message)
             }
         }
-        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil) }
+        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil, local: [:]) }
         let manifest: SyncManifest?
         do {
             manifest = try verifiedManifest(manifestRows, describing: serverRecords, state: state)
         } catch let error as SyncError where error.code == .refused {
             report.refused.append(error.message)
-            return ServerView(records: [:], manifestVersion: nil)
+            return ServerView(records: [:], manifestVersion: nil, local: [:])
         }
         if full {
             // Records this device holds that the server no longer has at all: deleted, and their
@@ -361,6 +364,7 @@ package enum SyncEngine {
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
             let stored = try localItems(keychain)
+            local = stored
             for key in applied {
                 guard let entry = state.mirror[key] else { continue }
                 state.mirror[key]?.content = try stored[entry.primaryKey]?.contentDigest() ?? ""
@@ -369,7 +373,7 @@ package enum SyncEngine {
         state.unsentDeletions = unsent.isEmpty ? nil : unsent
         state.lastSequence = lastSequence
         if let manifest { state.manifestVersion = manifest.version }
-        return ServerView(records: serverRecords, manifestVersion: manifest?.version)
+        return ServerView(records: serverRecords, manifestVersion: manifest?.version, local: local)
     }
 
     /// The account's manifest, checked: written by a holder of the account's keys, not older than
@@ -418,7 +422,7 @@ package enum SyncEngine {
         _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
         server: ServerView
     ) throws {
-        let writes = try pendingWrites(keychain, state: state)
+        let writes = try pendingWrites(server.local, state: state)
             + (state.unsentDeletions ?? [:]).sorted(by: { $0.key < $1.key }).map { Write.delete(key: $0.key, expected: $0.value) }
         guard !writes.isEmpty || server.manifestVersion == nil else { return }
         let keys = state.keys
@@ -523,8 +527,7 @@ package enum SyncEngine {
     }
 
     /// The writes that bring the server to the keychain's state.
-    private static func pendingWrites(_ keychain: any KeychainHandle, state: SyncState) throws -> [Write] {
-        let local = try localItems(keychain)
+    private static func pendingWrites(_ local: [String: SyncedItem], state: SyncState) throws -> [Write] {
         var recordByPrimaryKey: [String: String] = [:]
         for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
         var writes: [Write] = []
@@ -561,7 +564,7 @@ package enum SyncEngine {
         }
         return SyncStatus(
             accountID: state.accountID, deviceID: state.deviceID, devices: devices, serverError: serverError,
-            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingWrites(keychain, state: state).count)
+            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingWrites(try localItems(keychain), state: state).count)
     }
 
     // MARK: - The keychain
