@@ -18,6 +18,12 @@ import KeychainCore
 package enum SyncEngine {
     /// How many times an exchange downloads again after losing a race to upload.
     static let uploadAttempts = 4
+    /// How many new items a download adds per keychain transaction (and per progress report).
+    package static let additionBatch = 1000
+
+    /// Told how far a download has got applying records: `applied` of `total` records fetched
+    /// that change the keychain (after each batch of additions and at the end).
+    package typealias Progress = (_ applied: Int, _ total: Int) -> Void
 
     // MARK: - Server
 
@@ -171,12 +177,12 @@ package enum SyncEngine {
     ///   in the report, nothing applied from them) and then nothing is uploaded.
     /// - Throws: `notEnabled`, `conflict` (lost the race `uploadAttempts` times), `refused` (the
     ///   server's account is not this keychain's), server and keychain errors.
-    package static func syncNow(_ keychain: any KeychainHandle) throws -> SyncReport {
+    package static func syncNow(_ keychain: any KeychainHandle, progress: Progress? = nil) throws -> SyncReport {
         guard var state = try SyncState.load(from: keychain) else {
             throw SyncError(.notEnabled, "this keychain does not sync (use security sync enable or join)")
         }
         do {
-            let report = try exchange(keychain, state: &state)
+            let report = try exchange(keychain, state: &state, progress: progress)
             if let refusal = report.refused.first {
                 state.lastError = "refused: \(refusal)"
             } else {
@@ -193,12 +199,12 @@ package enum SyncEngine {
     }
 
     /// The exchange of `syncNow`, on `state` (saved by the caller).
-    private static func exchange(_ keychain: any KeychainHandle, state: inout SyncState) throws -> SyncReport {
+    private static func exchange(_ keychain: any KeychainHandle, state: inout SyncState, progress: Progress?) throws -> SyncReport {
         let connection = try PostgresConnection(state.conninfo)
         try SyncSchema.requireCurrent(on: connection)
         var report = SyncReport()
         for attempt in 1...uploadAttempts {
-            let server = try download(connection, keychain: keychain, state: &state, report: &report)
+            let server = try download(connection, keychain: keychain, state: &state, report: &report, progress: progress)
             guard report.refused.isEmpty else { return report }
             do {
                 try upload(connection, keychain: keychain, state: &state, report: &report, server: server)
@@ -233,7 +239,8 @@ package enum SyncEngine {
     ///
     /// - Returns: the server's records as the manifest describes them.
     private static func download(
-        _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport
+        _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
+        progress: Progress?
     ) throws -> ServerView {
         // One snapshot: the horizon, the manifest and the records agree with each other.
         let (horizon, manifestRows, rows) = try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
@@ -331,15 +338,23 @@ package enum SyncEngine {
             try addLocally(additions, in: keychain)
             additions.removeAll()
         }
-        for change in changes {
-            let primaryKey = try change.item.primaryKeyDigest()
-            if let entry = state.mirror[change.key], entry.primaryKey != primaryKey,
-                let previous = local.removeValue(forKey: entry.primaryKey)
-            {
+        // The record holding each primary key, kept with the mirror.
+        var recordByPrimaryKey: [String: String] = [:]
+        for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
+        for (done, change) in changes.enumerated() {
+            if additions.count >= additionBatch {
                 try flushAdditions()
-                try deleteLocally(previous, in: keychain)
+                progress?(done, changes.count)
             }
-            if let (otherKey, other) = state.mirror.first(where: { $0.key != change.key && $0.value.primaryKey == primaryKey }) {
+            let primaryKey = try change.item.primaryKeyDigest()
+            if let entry = state.mirror[change.key], entry.primaryKey != primaryKey {
+                if recordByPrimaryKey[entry.primaryKey] == change.key { recordByPrimaryKey[entry.primaryKey] = nil }
+                if let previous = local.removeValue(forKey: entry.primaryKey) {
+                    try flushAdditions()
+                    try deleteLocally(previous, in: keychain)
+                }
+            }
+            if let otherKey = recordByPrimaryKey[primaryKey], otherKey != change.key, let other = state.mirror[otherKey] {
                 if change.key < otherKey {
                     unsent[otherKey] = other.generation
                     state.mirror[otherKey] = nil
@@ -356,10 +371,12 @@ package enum SyncEngine {
             }
             local[primaryKey] = change.item
             state.mirror[change.key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: "", generation: change.generation)
+            recordByPrimaryKey[primaryKey] = change.key
             applied.append(change.key)
             report.applied += 1
         }
         try flushAdditions()
+        if !changes.isEmpty { progress?(changes.count, changes.count) }
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {

@@ -10,7 +10,7 @@ import KeychainSync
 ///   prints the recovery secret as the last line of standard output.
 /// - `join --server <conninfo> --recovery-secret-file <file>`: joins the account with the secret;
 ///   a wrong secret joins nothing.
-/// - `now`: one full exchange.
+/// - `now`: one full exchange (a download of many records prints its progress).
 /// - `status`: the account, its devices, the last exchange and the pending changes.
 ///
 /// Failures print `security: sync <action>: <reason>` and exit with status 1; refused records
@@ -54,7 +54,11 @@ struct SyncCommand: CommandDefinition {
                 try SyncEngine.join(try KeychainSession.openDefault(), conninfo: named["server"]!, recoverySecret: secret)
                 invocation.console.output("joined; run security sync now to fetch the account's items\n")
             case ("now", 0) where named.isEmpty:
-                let report = try SyncEngine.syncNow(try KeychainSession.openDefault())
+                // A download of many records reports its progress (a first sync), batch by batch.
+                let report = try SyncEngine.syncNow(try KeychainSession.openDefault()) { applied, total in
+                    guard total >= SyncEngine.additionBatch else { return }
+                    invocation.console.output("applied \(applied) of \(total) records\n")
+                }
                 if report.fullRefetch {
                     invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
                 }
