@@ -380,7 +380,8 @@ package enum SyncEngine {
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
-            let stored = try localItems(keychain)
+            let stored = applied.count <= storedLookupLimit
+                ? try storedItems(applied.compactMap { state.mirror[$0]?.primaryKey }, of: local, in: keychain) : try localItems(keychain)
             local = stored
             for key in applied {
                 guard let entry = state.mirror[key] else { continue }
@@ -618,6 +619,34 @@ package enum SyncEngine {
         } catch {
             throw SyncError(.keychain, "cannot delete a synced item: \(error)")
         }
+    }
+
+    /// Up to how many applied records a download looks up one by one for their digests (more:
+    /// it reads every synchronizable item again).
+    static let storedLookupLimit = 100
+
+    /// `local` with the items of `primaryKeys` as the keychain stored them, each found by its
+    /// primary key (an item gone or no longer syncable is left out).
+    private static func storedItems(
+        _ primaryKeys: [String], of local: [String: SyncedItem], in keychain: any KeychainHandle
+    ) throws -> [String: SyncedItem] {
+        var items = local
+        for primaryKey in primaryKeys {
+            guard let item = local[primaryKey] else { continue }
+            var request = item.exactRequest()
+            request.returns = [.attributes, .data]
+            request.matchLimit = .one
+            items[primaryKey] = nil
+            do {
+                guard let result = try keychain.search(request).first else { continue }
+                let stored = SyncedItem(result)
+                if stored.maySync, try stored.primaryKeyDigest() == primaryKey { items[primaryKey] = stored }
+            } catch let error as KeychainError where error.code == .itemNotFound {
+            } catch {
+                throw SyncError(.keychain, "cannot read a synced item: \(error)")
+            }
+        }
+        return items
     }
 
     /// Adds new items: in one transaction when the keychain is in this process (all or none;

@@ -9,7 +9,7 @@ import KeychainCore
 /// mirror: the state of each record as last synced.
 struct SyncState: Codable {
     /// The record state as last synced (what was uploaded or applied).
-    struct MirrorEntry: Codable {
+    struct MirrorEntry: Codable, Equatable {
         /// SHA-256 of the item's class and primary key.
         var primaryKey: String
         /// SHA-256 of the item's encoding.
