@@ -24,11 +24,16 @@ import Glibc
 package final class BackgroundSync: Sendable {
     /// When exchanges run.
     package struct Timing: Sendable {
+        /// How long after a local change the exchange waits (changes meanwhile go with it).
         package var debounce: TimeInterval = 0.2
+        /// The longest time between two exchanges.
         package var period: TimeInterval = 300
+        /// The wait before the first retry of a failed exchange.
         package var firstRetry: TimeInterval = 1
+        /// The longest wait between retries (each doubles the last).
         package var maximumRetry: TimeInterval = 60
 
+        /// keychaind's timing.
         package init() {}
     }
 
