@@ -81,8 +81,10 @@ struct BackgroundSyncTests {
         #expect(try Self.eventually { !(try c.run("sync", "status").output.contains("last error")) })
         // B's worker stops at the trust check: the reason is in its status, its daemon still
         // serves it, and nothing written after the removal reaches it.
-        #expect(try Self.eventually { try b.run("sync", "status").output.contains("last error: the account's keys rolled") })
-        #expect(try b.run("sync", "status").output.contains("it was removed from the account"))
+        #expect(try Self.eventually {
+            let status = try b.run("sync", "status").output
+            return status.contains("last error: the account's keys rolled (epoch 2)") && status.contains("it was removed from the account")
+        })
         #expect(try b.password("me", "before") == "one")
         #expect(try b.password("me", "after") == nil)
         #expect(try b.run("add-generic-password", "-S", "-a", "me", "-s", "local-on-b", "-w", "four").status == 0)
