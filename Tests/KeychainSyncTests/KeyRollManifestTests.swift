@@ -101,4 +101,36 @@ struct KeyRollManifestTests {
         #expect(try a.password("me", "mail") == "one")
         #expect(try a.password("me", "bank") == "two")
     }
+
+    @Test("after a removal, devices joining by approval and by the new recovery secret verify the rolled manifest on their first exchange")
+    func joiningDevicesVerifyTheRolledManifest() throws {
+        let server = try SyncServer()
+        defer { server.stop() }
+        let (a, b, c, d) = (try SyncDevice(), try SyncDevice(), try SyncDevice(), try SyncDevice())
+        defer { [a, b, c, d].forEach { $0.stop() } }
+        try server.enroll(a, b)
+        #expect(try a.run("add-generic-password", "-S", "-a", "me", "-s", "mail", "-w", "one").status == 0)
+        #expect(try a.run("sync", "now").status == 0)
+        let remove = try a.run("sync", "remove", try DeviceTrustTests.deviceID(of: b))
+        #expect(remove.status == 0, "\(remove.error)")
+        let rolled = try Self.manifest(server).version
+
+        let join = try c.start("sync", "join", "--server", server.conninfo(), "--timeout", "300")
+        let code = try #require(join.line(startingWith: "code: "), "join printed no code: \(join.wait().error)")
+        #expect(try a.run("sync", "approve", code).status == 0)
+        let joined = join.wait()
+        #expect(joined.status == 0, "\(joined.error)")
+        #expect(try c.password("me", "mail") == "one")
+        #expect(!(try c.run("sync", "status").output.contains("last error")))
+
+        let secret = try #require(remove.output.split(separator: "\n").last.map(String.init))
+        let file = d.home + "/new-secret"
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(try d.run("sync", "join", "--server", server.conninfo(), "--recovery-secret-file", file).status == 0)
+        let first = try d.run("sync", "now")
+        #expect(first.status == 0, "\(first.error)")
+        #expect(try d.password("me", "mail") == "one")
+        // Neither join wrote records, so the manifest is still the roll's.
+        #expect(try Self.manifest(server).version == rolled)
+    }
 }
