@@ -126,7 +126,7 @@ let package = Package(
         // keychaind itself: the server, peer credentials and the caller's access groups.
         .target(
             name: "KeychainDaemon",
-            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus", "KeychainAuthentication"],
+            dependencies: ["KeychainService", "KeychainCore", "KeychainCrypto", "CLinuxSupport", "KeychainDBus", "KeychainAuthentication", "KeychainSync"],
             swiftSettings: strictFlags
         ),
         .executableTarget(
@@ -172,7 +172,7 @@ let package = Package(
         // The benchmark (`swift run -c release keychain-bench`) and its process floor.
         .executableTarget(
             name: "KeychainBench",
-            dependencies: ["Security", "KeychainCore", "KeychainService", "CSQLiteLinked", "COpenSSLLinked", "keychaind", "SecurityTool"],
+            dependencies: ["Security", "KeychainCore", "KeychainService", "KeychainSync", "CSQLiteLinked", "COpenSSLLinked", "keychaind", "SecurityTool"],
             path: "Benchmarks/KeychainBench"
         ),
         .executableTarget(

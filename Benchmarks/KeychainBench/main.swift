@@ -1,6 +1,7 @@
 // keychain-bench: every SecItem operation measured against a floor taken in the same run.
 //
 //   swift run -c release keychain-bench [--max-items N] [--lookups K] [--json FILE] [--no-daemon | --daemon-only]
+//                                       [--no-sync | --sync-only] [--sync-items N]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,7 +21,8 @@ if let mode = option("--worker") {
 
 let maxItems = Int(option("--max-items") ?? "") ?? 1_000_000
 let lookups = Int(option("--lookups") ?? "") ?? 2000
-let sizes = arguments.contains("--daemon-only") ? [] : [1_000, 100_000, 1_000_000].filter { $0 <= maxItems }
+let syncOnly = arguments.contains("--sync-only")
+let sizes = arguments.contains("--daemon-only") || syncOnly ? [] : [1_000, 100_000, 1_000_000].filter { $0 <= maxItems }
 var rows: [ResultRow] = []
 for size in sizes {
     var benchmark = Benchmark(items: size, lookups: lookups)
@@ -33,7 +35,7 @@ for size in sizes {
     rows += benchmark.rows
     Report.printTable(benchmark.rows)
 }
-if !arguments.contains("--no-daemon") {
+if !arguments.contains("--no-daemon") && !syncOnly {
     var daemon = DaemonBenchmark(items: 1_000, lookups: lookups)
     do {
         try daemon.run()
@@ -44,7 +46,18 @@ if !arguments.contains("--no-daemon") {
     rows += daemon.rows
     Report.printTable(daemon.rows)
 }
-if TPMBenchmark.isConfigured && !arguments.contains("--daemon-only") {
+if !arguments.contains("--no-sync") && !arguments.contains("--daemon-only") {
+    var sync = SyncBenchmark(items: Int(option("--sync-items") ?? "") ?? 10_000)
+    do {
+        try sync.run()
+    } catch {
+        log("the sync run failed: \(error)")
+        exit(1)
+    }
+    rows += sync.rows
+    Report.printTable(sync.rows)
+}
+if TPMBenchmark.isConfigured && !arguments.contains("--daemon-only") && !syncOnly {
     var tpm = TPMBenchmark(signatures: 200)
     do {
         try tpm.run()

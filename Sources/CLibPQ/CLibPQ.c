@@ -24,6 +24,9 @@ static struct {
     int (*PQgetisnull)(const PGresult *res, int tup_num, int field_num);
     char * (*PQgetvalue)(const PGresult *res, int tup_num, int field_num);
     char * (*PQcmdTuples)(PGresult *res);
+    int (*PQsocket)(const PGconn *conn);
+    int (*PQconsumeInput)(PGconn *conn);
+    PGnotify * (*PQnotifies)(PGconn *conn);
 } api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -59,6 +62,9 @@ static void load(void) {
     CLIBPQ_RESOLVE(PQgetisnull)
     CLIBPQ_RESOLVE(PQgetvalue)
     CLIBPQ_RESOLVE(PQcmdTuples)
+    CLIBPQ_RESOLVE(PQsocket)
+    CLIBPQ_RESOLVE(PQconsumeInput)
+    CLIBPQ_RESOLVE(PQnotifies)
 #undef CLIBPQ_RESOLVE
     loaded = 1;
 }
@@ -88,3 +94,6 @@ char * clibpq_PQfname(const PGresult *res, int field_num) { return api.PQfname(r
 int clibpq_PQgetisnull(const PGresult *res, int tup_num, int field_num) { return api.PQgetisnull(res, tup_num, field_num); }
 char * clibpq_PQgetvalue(const PGresult *res, int tup_num, int field_num) { return api.PQgetvalue(res, tup_num, field_num); }
 char * clibpq_PQcmdTuples(PGresult *res) { return api.PQcmdTuples(res); }
+int clibpq_PQsocket(const PGconn *conn) { return api.PQsocket(conn); }
+int clibpq_PQconsumeInput(PGconn *conn) { return api.PQconsumeInput(conn); }
+PGnotify * clibpq_PQnotifies(PGconn *conn) { return api.PQnotifies(conn); }

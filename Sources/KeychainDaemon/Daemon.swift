@@ -4,6 +4,7 @@ import KeychainAuthentication
 import KeychainCore
 import KeychainCrypto
 import KeychainService
+import KeychainSync
 import Synchronization
 
 #if canImport(Glibc)
@@ -54,7 +55,12 @@ public enum Daemon {
             log("cannot find its own executable: \(error)")
             return 71
         }
-        let handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, policy: policy)
+        var handler = RequestHandler(defaultKeychainPath: KeychainLocation.defaultKeychainPath, policy: policy)
+        if ProcessInfo.processInfo.environment[backgroundSyncVariable] != "off" {
+            handler.backgroundSync = BackgroundSync(log: { log($0) }) { path in
+                EmbeddedKeychain(try Keychain.open(path: path, create: false), context: AccessContext(accessGroups: ["*"]))
+            }
+        }
         LoginSessionWatcher(
             uid: getuid(), environment: ProcessInfo.processInfo.environment, lockKeychains: handler.lockEveryKeychain, log: log
         ).start()
@@ -65,6 +71,10 @@ public enum Daemon {
         log("serving \(listener.path ?? "the socket systemd passed")")
         server.serve()
     }
+
+    /// The environment variable that turns background sync off when set to `off` (the daemon
+    /// then syncs only when `security sync now` runs).
+    public static let backgroundSyncVariable = "KEYCHAIN_SYNC_BACKGROUND"
 
     /// No core dumps and no same-user `ptrace` of the daemon (`PR_SET_DUMPABLE` 0), key buffers
     /// locked in RAM, and no end by SIGPIPE or SIGXFSZ.

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainCore
 import KeychainService
+import KeychainSync
 
 /// Carries out one request for one caller against the engine, and turns the outcome into a
 /// response. Every engine error becomes `.failure` with the same code the caller would have
@@ -20,6 +21,9 @@ struct RequestHandler: Sendable {
     /// System mode: the reader that verifies this connection's user's fingers (fprintd, for that
     /// user); nil in user mode, where the process's reader is the user's already.
     var biometrics: (any BiometricVerifier)? = nil
+    /// Syncs the keychains that sync, told of each open and each item change; nil when the
+    /// daemon does not sync in the background (system mode, or turned off).
+    var backgroundSync: BackgroundSync? = nil
 
     func handle(_ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache()) -> ServiceResponse {
         do {
@@ -52,6 +56,7 @@ struct RequestHandler: Sendable {
         switch request.operation {
         case .open(let create):
             _ = try held.openForClient(path: path, create: create)
+            backgroundSync?.keychainOpened(path: path)
             return .done
         case .create(let passcode):
             _ = try held.changingKeybag(of: path) { try Keychain.create(path: path, passcode: passcode) }
@@ -90,7 +95,9 @@ struct RequestHandler: Sendable {
         switch operation {
         case .add(let request):
             try request.validate(for: .add)
-            return .item(try keychain.add(request))
+            let result = try keychain.add(request)
+            changed(keychain.path, by: request)
+            return .item(result)
         case .search(let request):
             try request.validate(for: .copyMatching)
             return .items(try keychain.search(request))
@@ -98,10 +105,13 @@ struct RequestHandler: Sendable {
             try request.validate(for: .update)
             try changes.validate(for: request.itemClass)
             try keychain.update(request, changes: changes)
+            changed(keychain.path, by: request)
             return .done
         case .delete(let request):
             try request.validate(for: .delete)
-            return .count(try keychain.delete(request))
+            let count = try keychain.delete(request)
+            changed(keychain.path, by: request)
+            return .count(count)
         case .defaultAccessGroup: return .group(try keychain.defaultAccessGroup())
         case .allItems(let includingData):
             let (items, damage) = try keychain.allItemsWithDamage(includingData: includingData)
@@ -145,6 +155,11 @@ struct RequestHandler: Sendable {
         case .open, .create, .deleteKeychain, .registerProgram, .registeredPrograms, .removeProgram:
             throw KeychainError(.internal, "the request was routed to the wrong handler")
         }
+    }
+
+    /// Tells background sync that a request changed items of the keychain at `path`.
+    private func changed(_ path: String, by request: ItemRequest) {
+        backgroundSync?.keychainChanged(path: path, syncState: BackgroundSync.namesSyncState(request))
     }
 
     /// Locks every keychain the daemon holds, as a `.lock` request locks one (the session locked

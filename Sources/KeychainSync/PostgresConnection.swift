@@ -90,8 +90,10 @@ package final class PostgresConnection {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN")
+    /// `begin` is the statement that starts it (`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`
+    /// reads one snapshot).
+    package func transaction<T>(_ begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
+        try execute(begin)
         do {
             let value = try body()
             try execute("COMMIT")
@@ -100,6 +102,27 @@ package final class PostgresConnection {
             _ = try? execute("ROLLBACK")
             throw error
         }
+    }
+
+    // MARK: - Notifications
+
+    /// The connection's socket, to wait on (`poll`) for notifications; -1 when it has none.
+    package var socketDescriptor: Int32 { clibpq_PQsocket(handle) }
+
+    /// The payloads of the notifications (`NOTIFY`) that arrived on channels this connection
+    /// listens to, in order; empty when none did.
+    ///
+    /// - Throws: `SyncError.serverUnreachable` when the connection is lost.
+    package func notifications() throws -> [String] {
+        guard clibpq_PQconsumeInput(handle) == 1 else {
+            throw SyncError(.serverUnreachable, "the connection to the sync server was lost: \(Self.firstLine(clibpq_PQerrorMessage(handle)))")
+        }
+        var payloads: [String] = []
+        while let notification = clibpq_PQnotifies(handle) {
+            payloads.append(notification.pointee.extra.map { String(cString: $0) } ?? "")
+            clibpq_PQfreemem(notification)
+        }
+        return payloads
     }
 
     // MARK: - Private

@@ -66,6 +66,23 @@ enum SyncCrypto {
         try data.withUnsafeBytes { try OpenSSL.digest("SHA256", $0) }
     }
 
+    /// `data` as lower-case hexadecimal digits (a digest compared as text).
+    static func hex(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(data.count * 2)
+        for byte in data {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The bytes of lower-case or upper-case hexadecimal digits; nil when `text` is not that.
+    static func bytes(hex text: String) -> Data? {
+        PostgresRows.decodeHex("\\x" + text)
+    }
+
     /// HKDF-SHA256 of `key` for `purpose`, 32 bytes.
     static func derive(_ key: Data, purpose: String) throws -> Data {
         let derived = try key.withUnsafeBytes {

@@ -3,8 +3,10 @@ import KeychainCore
 
 /// Removing a device rolls the account's keys: a new TLK and new class keys, every record sealed
 /// again under them (at the next generation, so the other devices fetch it), the old class keys
-/// dropped, a new recovery escrow, new vouches for the remaining devices, and the new TLK shared
-/// with each remaining device only. The removed device keeps what it could read before; it
+/// dropped, a new recovery escrow, new vouches for the remaining devices, the new TLK shared
+/// with each remaining device only, and a new manifest of the records' new generations signed
+/// under the new TLK (the roll checks the current one first, so it cannot make a record the
+/// server withholds deleted). The removed device keeps what it could read before; it
 /// cannot open anything written after, and a record it writes under the old keys is refused by
 /// the others (its parent key is gone).
 extension SyncEngine {
@@ -21,7 +23,8 @@ extension SyncEngine {
     /// Removes device `text` (its id, as `status` shows it) from the account and rolls the keys.
     ///
     /// - Throws: `badInput` for an id that is not a device of the account or is this device's;
-    ///   `refused` when a record on the server does not open (nothing is changed then);
+    ///   `refused` when a record on the server does not open or the records are not the ones the
+    ///   account's manifest lists (nothing is changed then);
     ///   `conflict` when other devices kept writing; `notEnabled`, server errors.
     package static func remove(_ keychain: any KeychainHandle, device text: String) throws -> Removal {
         guard let target = UUID(uuidString: text) else {
@@ -84,13 +87,28 @@ extension SyncEngine {
         let sealer = RecordSealer(keys: keys)
         guard let deletionKey = keys.classKeys[AccountKeys.classA] else { throw SyncError(.keychain, "new keys have no class A key") }
         try connection.transaction {
-            // The account row's lock orders the roll after every upload in progress.
+            // The manifest's row lock, then the account row's, in the order uploads take them:
+            // the roll comes after every upload in progress and before the next.
+            let manifestRows = try connection.execute("SELECT version, record_count, digest, signer, code FROM keychain_sync.manifest FOR UPDATE")
             let account = try connection.execute("SELECT key_epoch FROM keychain_sync.account FOR UPDATE")
             guard account.count == 1, try account.integer(0, "key_epoch") == state.keyEpoch ?? 1 else {
                 throw SyncError(.conflict, "the account's keys rolled meanwhile")
             }
             let rows = try connection.execute(
                 "SELECT record_id, parent_key_id, generation, ciphertext, deleted FROM keychain_sync.record ORDER BY record_id FOR UPDATE")
+            // The live records before and after the roll (each at its next generation).
+            var before: [String: Int64] = [:]
+            var after: [String: Int64] = [:]
+            for row in 0..<rows.count {
+                guard try !rows.boolean(row, "deleted") else { continue }
+                let key = try rows.uuid(row, "record_id").uuidString.lowercased()
+                let generation = try rows.integer(row, "generation")
+                before[key] = generation
+                after[key] = generation + 1
+            }
+            // Signing a new manifest over what the server shows would make a record it withholds
+            // now deleted for good: the current manifest must describe exactly these records.
+            let previous = try verifiedManifest(manifestRows, describing: before, state: state)
             for row in 0..<rows.count {
                 let id = try rows.uuid(row, "record_id")
                 let generation = try rows.integer(row, "generation")
@@ -145,6 +163,14 @@ extension SyncEngine {
             updated.adopt(keys, epoch: epoch)
             updated.trusted = Dictionary(uniqueKeysWithValues: members.map { ($0.key.uuidString.lowercased(), $0.value) })
             try signList(of: updated, on: connection)
+            // The records' new generations, in a manifest the remaining devices verify under the
+            // new TLK.
+            let manifest = try SyncManifest.make(
+                version: (previous?.version ?? 0) + 1, records: after, signer: state.deviceID, keys: keys)
+            try writeManifest(manifest, replacing: previous?.version, on: connection)
+            updated.manifestVersion = manifest.version
+            try connection.execute(
+                "SELECT pg_notify($1, $2)", [.text(channel(for: state.accountID)), .text(state.deviceID.uuidString.lowercased())])
             try updated.save(to: keychain)
         }
     }

@@ -18,6 +18,12 @@ import KeychainCore
 package enum SyncEngine {
     /// How many times an exchange downloads again after losing a race to upload.
     static let uploadAttempts = 4
+    /// How many new items a download adds per keychain transaction (and per progress report).
+    package static let additionBatch = 1000
+
+    /// Told how far a download has got applying records: `applied` of `total` records fetched
+    /// that change the keychain (after each batch of additions and at the end).
+    package typealias Progress = (_ applied: Int, _ total: Int) -> Void
 
     // MARK: - Server
 
@@ -43,9 +49,11 @@ package enum SyncEngine {
         let secret = try RecoveryBottle.newSecret()
         let (salt, bottle) = try RecoveryBottle.seal(keys.topLevel, accountID: keys.accountID, secret: secret)
         let (signing, agreement) = try identity.publicPoints()
-        let state = try SyncState(
+        var state = try SyncState(
             conninfo: conninfo, keys: keys, epoch: 1, identity: identity,
             trusted: [identity.deviceID.uuidString.lowercased(): TrustedDevice(signing: signing, agreement: agreement)])
+        let manifest = try SyncManifest.make(version: 1, records: [:], signer: identity.deviceID, keys: keys)
+        state.manifestVersion = manifest.version
         do {
             try connection.transaction {
                 let existing = try connection.execute("SELECT count(*) AS n FROM keychain_sync.account")
@@ -63,6 +71,7 @@ package enum SyncEngine {
                 }
                 try register(identity, keys: keys, on: connection)
                 try signList(of: state, on: connection)
+                try writeManifest(manifest, replacing: nil, on: connection)
                 try state.save(to: keychain)
             }
         } catch {
@@ -148,31 +157,53 @@ package enum SyncEngine {
     // MARK: - Exchange
 
     /// One full exchange: downloads and applies other devices' changes, then uploads this
-    /// keychain's.
+    /// keychain's, then collects the account's tombstones older than their lifetime.
     ///
-    /// - Returns: what it did; records the server changed or replayed are refused (listed in the
-    ///   report, nothing applied from them) and then nothing is uploaded.
+    /// The outcome is recorded in the sync state: the time of the last exchange that succeeded,
+    /// or why the last one failed (`lastError`, shown by `sync status`).
+    ///
+    /// - Returns: what it did; records the server changed, replayed or withheld are refused (listed
+    ///   in the report, nothing applied from them) and then nothing is uploaded.
     /// - Throws: `notEnabled`, `conflict` (lost the race `uploadAttempts` times), `refused` (the
     ///   server's account is not this keychain's), server and keychain errors.
-    package static func syncNow(_ keychain: any KeychainHandle) throws -> SyncReport {
+    package static func syncNow(_ keychain: any KeychainHandle, progress: Progress? = nil) throws -> SyncReport {
         var state = try requireState(keychain)
+        do {
+            let report = try exchange(keychain, state: &state, progress: progress)
+            if let refusal = report.refused.first {
+                state.lastError = "refused: \(refusal)"
+            } else {
+                state.lastError = nil
+                state.lastSync = Date()
+            }
+            try state.save(to: keychain)
+            return report
+        } catch {
+            // What was applied is kept with the reason the exchange stopped.
+            state.lastError = (error as? SyncError)?.message ?? "\(error)"
+            try? state.save(to: keychain)
+            throw error
+        }
+    }
+
+    /// The exchange of `syncNow`, on `state` (saved by the caller): each attempt brings the
+    /// trusted devices and keys up to date first, so nothing is read or written under keys a
+    /// roll retired, and a device removed from the account stops there.
+    private static func exchange(_ keychain: any KeychainHandle, state: inout SyncState, progress: Progress?) throws -> SyncReport {
         let connection = try connect(state)
         var report = SyncReport()
-        defer {
-            state.lastSync = Date()
-            try? state.save(to: keychain)
-        }
         for attempt in 1...uploadAttempts {
             try refreshTrust(connection, state: &state)
-            let losers = try download(connection, keychain: keychain, state: &state, report: &report)
-            guard report.refused.isEmpty else { return report }
             do {
-                try upload(connection, keychain: keychain, state: &state, report: &report, serverDeletions: losers)
-                return report
+                let server = try download(connection, keychain: keychain, state: &state, report: &report, progress: progress)
+                guard report.refused.isEmpty else { return report }
+                try upload(connection, keychain: keychain, state: &state, report: &report, server: server)
+                break
             } catch let error as SyncError where error.code == .conflict && attempt < uploadAttempts {
                 continue
             }
         }
+        try connection.execute("SELECT keychain_sync.collect_tombstones() AS collected")
         return report
     }
 
@@ -198,25 +229,71 @@ package enum SyncEngine {
         return connection
     }
 
-    /// Fetches the records changed since the last exchange and applies them.
+    /// The server's state as a verified download left it, for the upload that follows.
+    private struct ServerView {
+        /// The live records (record id → generation) the manifest describes.
+        var records: [String: Int64]
+        /// The manifest's version; nil when the account has none yet.
+        var manifestVersion: Int64?
+        /// The keychain's synchronizable items as the download left them (read once, after it
+        /// applied what it fetched), by primary-key digest.
+        var local: [String: SyncedItem]
+    }
+
+    /// The notification channel of an account's changes (`NOTIFY`, sent by each upload).
+    package static func channel(for accountID: UUID) -> String {
+        "keychain_sync_" + accountID.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
+    /// Fetches the records changed since the last exchange (every record when the last sequence
+    /// seen is below the server's tombstone horizon), checks them and the account's manifest, and
+    /// applies them.
     ///
-    /// - Returns: records that lost a primary-key collision and are to be deleted from the
-    ///   server, with the generation the deletion expects.
+    /// - Returns: the server's records as the manifest describes them.
     private static func download(
-        _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport
-    ) throws -> [UUID: Int64] {
-        let rows = try connection.execute(
-            """
-            SELECT record_id, parent_key_id, generation, ciphertext, deleted, change_seq FROM keychain_sync.record
-            WHERE change_seq > $1 ORDER BY change_seq
-            """,
-            [.integer(state.lastSequence)])
+        _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
+        progress: Progress?
+    ) throws -> ServerView {
+        // One snapshot: the key epoch, the horizon, the manifest and the records agree with each
+        // other.
+        let (horizon, manifestRows, rows) = try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+            let account = try connection.execute("SELECT account_id, gc_horizon, key_epoch FROM keychain_sync.account")
+            guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
+                throw SyncError(.refused, "the server's account is not the one this keychain joined")
+            }
+            // Keys rolled since this attempt brought them up to date: the records and the
+            // manifest are sealed under keys it does not hold yet (the next attempt takes them).
+            guard try account.integer(0, "key_epoch") == state.keyEpoch ?? 1 else {
+                throw SyncError(.conflict, "the account's keys rolled meanwhile")
+            }
+            let horizon = try account.integer(0, "gc_horizon")
+            let full = state.lastSequence < horizon
+            let manifest = try connection.execute("SELECT version, record_count, digest, signer, code FROM keychain_sync.manifest")
+            let rows = try connection.execute(
+                """
+                SELECT record_id, parent_key_id, generation, ciphertext, deleted, change_seq FROM keychain_sync.record
+                WHERE change_seq > $1 ORDER BY change_seq
+                """,
+                [.integer(full ? 0 : state.lastSequence)])
+            return (horizon, manifest, rows)
+        }
+        let full = state.lastSequence < horizon
+        report.fullRefetch = full
         let keys = state.keys
         let sealer = RecordSealer(keys: keys)
         var deletions: [String] = []
         var changes: [(key: String, generation: Int64, item: SyncedItem)] = []
         var resealed: [(key: String, generation: Int64)] = []
-        var lastSequence = state.lastSequence
+        // A full fetch saw everything up to the horizon (the collected tombstones included).
+        var lastSequence = max(state.lastSequence, horizon)
+        // The live records on the server: what this device knew (unless it fetches everything),
+        // with what the feed brings.
+        var serverRecords: [String: Int64] = [:]
+        if !full {
+            serverRecords = state.mirror.mapValues(\.generation)
+            for (key, generation) in state.unsentDeletions ?? [:] { serverRecords[key] = generation }
+        }
+        var fetched = Set<String>()
         for row in 0..<rows.count {
             do {
                 let id = try rows.uuid(row, "record_id")
@@ -225,6 +302,8 @@ package enum SyncEngine {
                 let parent = try rows.uuid(row, "parent_key_id")
                 let deleted = try rows.boolean(row, "deleted")
                 lastSequence = max(lastSequence, try rows.integer(row, "change_seq"))
+                fetched.insert(key)
+                serverRecords[key] = deleted ? nil : generation
                 if let known = state.mirror[key], generation <= known.generation {
                     guard generation == known.generation else {
                         throw SyncError(.refused, "record \(id) came back at generation \(generation), older than \(known.generation)")
@@ -251,7 +330,19 @@ package enum SyncEngine {
                 report.refused.append(error.message)
             }
         }
-        guard report.refused.isEmpty else { return [:] }
+        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil, local: [:]) }
+        let manifest: SyncManifest?
+        do {
+            manifest = try verifiedManifest(manifestRows, describing: serverRecords, state: state)
+        } catch let error as SyncError where error.code == .refused {
+            report.refused.append(error.message)
+            return ServerView(records: [:], manifestVersion: nil, local: [:])
+        }
+        if full {
+            // Records this device holds that the server no longer has at all: deleted, and their
+            // tombstones collected.
+            deletions += state.mirror.keys.filter { !fetched.contains($0) }.sorted()
+        }
 
         for (key, generation) in resealed { state.mirror[key]?.generation = generation }
         var local = try localItems(keychain)
@@ -262,42 +353,101 @@ package enum SyncEngine {
             }
             report.appliedDeletions += 1
         }
-        var losers: [UUID: Int64] = [:]
+        var unsent = (state.unsentDeletions ?? [:]).filter { !fetched.contains($0.key) }
         var applied: [String] = []
-        for change in changes {
-            let primaryKey = try change.item.primaryKeyDigest()
-            if let entry = state.mirror[change.key], entry.primaryKey != primaryKey,
-                let previous = local.removeValue(forKey: entry.primaryKey)
-            {
-                try deleteLocally(previous, in: keychain)
+        // New items are added in batches (one transaction each when the keychain is in this
+        // process); the batch is flushed before any other write, so writes keep their order.
+        var additions: [SyncedItem] = []
+        func flushAdditions() throws {
+            guard !additions.isEmpty else { return }
+            try addLocally(additions, in: keychain)
+            additions.removeAll()
+        }
+        // The record holding each primary key, kept with the mirror.
+        var recordByPrimaryKey: [String: String] = [:]
+        for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
+        for (done, change) in changes.enumerated() {
+            if additions.count >= additionBatch {
+                try flushAdditions()
+                progress?(done, changes.count)
             }
-            if let (otherKey, other) = state.mirror.first(where: { $0.key != change.key && $0.value.primaryKey == primaryKey }) {
+            let primaryKey = try change.item.primaryKeyDigest()
+            if let entry = state.mirror[change.key], entry.primaryKey != primaryKey {
+                if recordByPrimaryKey[entry.primaryKey] == change.key { recordByPrimaryKey[entry.primaryKey] = nil }
+                if let previous = local.removeValue(forKey: entry.primaryKey) {
+                    try flushAdditions()
+                    try deleteLocally(previous, in: keychain)
+                }
+            }
+            if let otherKey = recordByPrimaryKey[primaryKey], otherKey != change.key, let other = state.mirror[otherKey] {
                 if change.key < otherKey {
-                    UUID(uuidString: otherKey).map { losers[$0] = other.generation }
+                    unsent[otherKey] = other.generation
                     state.mirror[otherKey] = nil
                 } else {
-                    UUID(uuidString: change.key).map { losers[$0] = change.generation }
+                    unsent[change.key] = change.generation
                     continue
                 }
             }
-            try storeLocally(change.item, replacing: local[primaryKey] != nil, in: keychain)
+            if local[primaryKey] != nil {
+                try flushAdditions()
+                try storeLocally(change.item, replacing: true, in: keychain)
+            } else {
+                additions.append(change.item)
+            }
             local[primaryKey] = change.item
             state.mirror[change.key] = SyncState.MirrorEntry(
                 primaryKey: primaryKey, content: "", generation: change.generation, record: try change.item.contentDigest())
+            recordByPrimaryKey[primaryKey] = change.key
             applied.append(change.key)
             report.applied += 1
         }
+        try flushAdditions()
+        if !changes.isEmpty { progress?(changes.count, changes.count) }
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
-            let stored = try localItems(keychain)
+            let stored = applied.count <= storedLookupLimit
+                ? try storedItems(applied.compactMap { state.mirror[$0]?.primaryKey }, of: local, in: keychain) : try localItems(keychain)
+            local = stored
             for key in applied {
                 guard let entry = state.mirror[key] else { continue }
                 state.mirror[key]?.content = try stored[entry.primaryKey]?.contentDigest() ?? ""
             }
         }
+        state.unsentDeletions = unsent.isEmpty ? nil : unsent
         state.lastSequence = lastSequence
-        return losers
+        if let manifest { state.manifestVersion = manifest.version }
+        return ServerView(records: serverRecords, manifestVersion: manifest?.version, local: local)
+    }
+
+    /// The account's manifest, checked: written by a holder of the account's keys, not older than
+    /// one this device verified before, and describing exactly `records`.
+    ///
+    /// - Returns: nil when the account has no manifest and this device never saw one.
+    /// - Throws: `SyncError.refused` otherwise.
+    static func verifiedManifest(_ rows: PostgresRows, describing records: [String: Int64], state: SyncState) throws -> SyncManifest? {
+        guard rows.count == 1 else {
+            guard rows.count == 0, (state.manifestVersion ?? 0) == 0 else {
+                throw SyncError(.refused, "the server withheld the account's manifest")
+            }
+            return nil
+        }
+        let manifest = SyncManifest(
+            version: try rows.integer(0, "version"), count: try rows.integer(0, "record_count"),
+            digest: try rows.bytes(0, "digest") ?? Data(), signer: try rows.uuid(0, "signer"), code: try rows.bytes(0, "code") ?? Data())
+        guard manifest.isAuthentic(keys: state.keys) else {
+            throw SyncError(.refused, "the account's manifest does not authenticate (changed by the server)")
+        }
+        guard manifest.version >= (state.manifestVersion ?? 0) else {
+            throw SyncError(.refused, "the account's manifest went back from version \(state.manifestVersion ?? 0) to \(manifest.version)")
+        }
+        guard try manifest.describes(records) else {
+            throw SyncError(
+                .refused,
+                "the server's records do not match the account's signed manifest (version \(manifest.version): \(manifest.count) records; "
+                    + "the server gave \(records.count)): a record was withheld, hidden or added")
+        }
+        return manifest
     }
 
     /// One upload write.
@@ -307,24 +457,34 @@ package enum SyncEngine {
         case delete(key: String, expected: Int64)
     }
 
-    /// Uploads the differences between the keychain and the mirror in one transaction.
+    /// Uploads the differences between the keychain and the mirror, the records that lost a
+    /// collision, and the new manifest, in one transaction, then notifies the account's channel.
     ///
-    /// - Throws: `SyncError.conflict` when a record changed on the server meanwhile (nothing is
-    ///   written, the mirror is unchanged).
+    /// - Throws: `SyncError.conflict` when the manifest or a record changed on the server
+    ///   meanwhile (nothing is written, the mirror is unchanged).
     private static func upload(
         _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
-        serverDeletions: [UUID: Int64]
+        server: ServerView
     ) throws {
-        let writes = try pendingWrites(keychain, state: state)
-            + serverDeletions.map { Write.delete(key: $0.key.uuidString.lowercased(), expected: $0.value) }
-        guard !writes.isEmpty else { return }
+        let writes = try pendingWrites(server.local, state: state)
+            + (state.unsentDeletions ?? [:]).sorted(by: { $0.key < $1.key }).map { Write.delete(key: $0.key, expected: $0.value) }
+        guard !writes.isEmpty || server.manifestVersion == nil else { return }
         let keys = state.keys
         let sealer = RecordSealer(keys: keys)
         guard let deletionKey = keys.classKeys[AccountKeys.classA] else { throw SyncError(.keychain, "the sync state has no class keys") }
         var mirror = state.mirror
+        var records = server.records
         var counts = (uploaded: 0, deleted: 0)
+        let version = (server.manifestVersion ?? 0) + 1
         try connection.transaction {
-            // A key roll takes this row's lock: nothing is written under keys it retired.
+            // The manifest's row first: its lock orders the account's uploads (and key rolls), so
+            // each takes its change sequences after the previous one committed (a download never
+            // passes over a sequence that commits later).
+            let current = try connection.execute("SELECT version FROM keychain_sync.manifest FOR UPDATE")
+            guard (current.count == 0 ? nil : try current.integer(0, "version")) == server.manifestVersion else {
+                throw SyncError(.conflict, "the account's manifest changed on the server meanwhile")
+            }
+            // A key roll takes this row's lock too: nothing is written under keys it retired.
             let account = try connection.execute("SELECT key_epoch FROM keychain_sync.account FOR SHARE")
             guard account.count == 1, try account.integer(0, "key_epoch") == state.keyEpoch ?? 1 else {
                 throw SyncError(.conflict, "the account's keys rolled meanwhile")
@@ -341,9 +501,10 @@ package enum SyncEngine {
                         """,
                         [.uuid(id), .uuid(classKey.id), .bytes(try sealer.seal(.item(item), recordID: id, generation: 1, classKey: classKey))])
                     guard inserted.affected == 1 else { throw SyncError(.conflict, "a record id was taken") }
+                    let key = id.uuidString.lowercased()
                     let digest = try item.contentDigest()
-                    mirror[id.uuidString.lowercased()] = SyncState.MirrorEntry(
-                        primaryKey: primaryKey, content: digest, generation: 1, record: digest)
+                    mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: digest, generation: 1, record: digest)
+                    records[key] = 1
                     counts.uploaded += 1
                 case .change(let key, let expected, let item, let primaryKey):
                     guard let classKey = keys.classKey(forProtection: item.value(.accessible)?.stringValue)?.key,
@@ -353,19 +514,52 @@ package enum SyncEngine {
                              ciphertext: try sealer.seal(.item(item), recordID: id, generation: expected + 1, classKey: classKey))
                     let digest = try item.contentDigest()
                     mirror[key] = SyncState.MirrorEntry(primaryKey: primaryKey, content: digest, generation: expected + 1, record: digest)
+                    records[key] = expected + 1
                     counts.uploaded += 1
                 case .delete(let key, let expected):
                     guard let id = UUID(uuidString: key) else { continue }
                     try swap(connection, id: id, expected: expected, parent: deletionKey.id, deleted: true,
                              ciphertext: try sealer.seal(.deleted, recordID: id, generation: expected + 1, classKey: deletionKey))
                     mirror[key] = nil
+                    records[key] = nil
                     counts.deleted += 1
                 }
             }
+            let manifest = try SyncManifest.make(version: version, records: records, signer: state.deviceID, keys: keys)
+            try writeManifest(manifest, replacing: server.manifestVersion, on: connection)
+            // Delivered when the transaction commits, to every device listening.
+            try connection.execute(
+                "SELECT pg_notify($1, $2)", [.text(channel(for: state.accountID)), .text(state.deviceID.uuidString.lowercased())])
         }
         state.mirror = mirror
+        state.unsentDeletions = nil
+        state.manifestVersion = version
         report.uploaded += counts.uploaded
         report.uploadedDeletions += counts.deleted
+    }
+
+    /// Stores `manifest` in place of the one at version `previous` (inserts the first).
+    static func writeManifest(_ manifest: SyncManifest, replacing previous: Int64?, on connection: PostgresConnection) throws {
+        let values: [PostgresValue] = [
+            .integer(manifest.version), .integer(manifest.count), .bytes(manifest.digest), .uuid(manifest.signer), .bytes(manifest.code),
+        ]
+        let written: PostgresRows
+        if let previous {
+            written = try connection.execute(
+                """
+                UPDATE keychain_sync.manifest SET version = $1, record_count = $2, digest = $3, signer = $4, code = $5
+                WHERE version = $6
+                """,
+                values + [.integer(previous)])
+        } else {
+            written = try connection.execute(
+                """
+                INSERT INTO keychain_sync.manifest (version, record_count, digest, signer, code)
+                VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING
+                """,
+                values)
+        }
+        guard written.affected == 1 else { throw SyncError(.conflict, "the account's manifest changed on the server meanwhile") }
     }
 
     /// Replaces a record if its generation is still `expected`.
@@ -375,7 +569,8 @@ package enum SyncEngine {
         let updated = try connection.execute(
             """
             UPDATE keychain_sync.record
-            SET parent_key_id = $1, generation = $2, ciphertext = $3, deleted = $4, change_seq = nextval('keychain_sync.change_seq')
+            SET parent_key_id = $1, generation = $2, ciphertext = $3, deleted = $4,
+                change_seq = nextval('keychain_sync.change_seq'), changed_at = now()
             WHERE record_id = $5 AND generation = $6
             """,
             [.uuid(parent), .integer(expected + 1), .bytes(ciphertext), .boolean(deleted), .uuid(id), .integer(expected)])
@@ -383,8 +578,7 @@ package enum SyncEngine {
     }
 
     /// The writes that bring the server to the keychain's state.
-    private static func pendingWrites(_ keychain: any KeychainHandle, state: SyncState) throws -> [Write] {
-        let local = try localItems(keychain)
+    private static func pendingWrites(_ local: [String: SyncedItem], state: SyncState) throws -> [Write] {
         var recordByPrimaryKey: [String: String] = [:]
         for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
         var writes: [Write] = []
@@ -422,7 +616,7 @@ package enum SyncEngine {
         }
         return SyncStatus(
             accountID: state.accountID, deviceID: state.deviceID, devices: devices, serverError: serverError,
-            lastSync: state.lastSync, pendingChanges: try pendingWrites(keychain, state: state).count)
+            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingWrites(try localItems(keychain), state: state).count)
     }
 
     // MARK: - The keychain
@@ -459,6 +653,45 @@ package enum SyncEngine {
         } catch {
             throw SyncError(.keychain, "cannot delete a synced item: \(error)")
         }
+    }
+
+    /// Up to how many applied records a download looks up one by one for their digests (more:
+    /// it reads every synchronizable item again).
+    static let storedLookupLimit = 100
+
+    /// `local` with the items of `primaryKeys` as the keychain stored them, each found by its
+    /// primary key (an item gone or no longer syncable is left out).
+    private static func storedItems(
+        _ primaryKeys: [String], of local: [String: SyncedItem], in keychain: any KeychainHandle
+    ) throws -> [String: SyncedItem] {
+        var items = local
+        for primaryKey in primaryKeys {
+            guard let item = local[primaryKey] else { continue }
+            var request = item.exactRequest()
+            request.returns = [.attributes, .data]
+            request.matchLimit = .one
+            items[primaryKey] = nil
+            do {
+                guard let result = try keychain.search(request).first else { continue }
+                let stored = SyncedItem(result)
+                if stored.maySync, try stored.primaryKeyDigest() == primaryKey { items[primaryKey] = stored }
+            } catch let error as KeychainError where error.code == .itemNotFound {
+            } catch {
+                throw SyncError(.keychain, "cannot read a synced item: \(error)")
+            }
+        }
+        return items
+    }
+
+    /// Adds new items: in one transaction when the keychain is in this process (all or none;
+    /// if that fails, one by one, so the failure is the one item's), else one by one.
+    private static func addLocally(_ items: [SyncedItem], in keychain: any KeychainHandle) throws {
+        if let embedded = keychain as? EmbeddedKeychain, items.count > 1,
+            (try? embedded.keychain.add(contentsOf: items.map { $0.addRequest() }, context: embedded.context)) != nil
+        {
+            return
+        }
+        for item in items { try storeLocally(item, replacing: false, in: keychain) }
     }
 
     private static func storeLocally(_ item: SyncedItem, replacing: Bool, in keychain: any KeychainHandle) throws {

@@ -12,6 +12,9 @@ package struct SyncReport: Sendable {
     package var appliedDeletions = 0
     /// Why records from the server were refused (each left the keychain untouched).
     package var refused: [String] = []
+    /// Whether every record was fetched again: this device's last change sequence was below the
+    /// server's tombstone horizon, so deletions it had not seen may have been collected.
+    package var fullRefetch = false
 }
 
 /// What `security sync status` shows.
@@ -41,6 +44,8 @@ package struct SyncStatus: Sendable {
     package let devices: [Device]?
     package let serverError: String?
     package let lastSync: Date?
+    /// Why the last exchange failed (the server unreachable, a record refused); nil when it succeeded.
+    package let lastError: String?
     /// Local additions, changes and deletions not uploaded yet.
     package let pendingChanges: Int
 }

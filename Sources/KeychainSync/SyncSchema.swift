@@ -16,9 +16,15 @@ import Foundation
 /// `join_request` (a joining device's public keys and its code's verifier, until a trusted
 /// device approves it), `account.key_epoch` (raised by each key roll) and `device_list.key_id`
 /// (the TLK a list was signed under).
+///
+/// Version 3 adds the operations: `record.changed_at` (when a row was last written),
+/// `account.gc_horizon` (the highest change sequence of a tombstone collected), the function
+/// `collect_tombstones(lifetime)` that removes the calling role's tombstones older than `lifetime`
+/// (30 days by default) and raises its horizon, and `manifest` (the account's signed list of live
+/// records, `SyncManifest`).
 package enum SyncSchema {
     /// The version this build writes.
-    package static let currentVersion = 2
+    package static let currentVersion = 3
 
     /// The statements that bring version `n - 1` to `n`, by `n`.
     static let migrations: [Int: [String]] = [
@@ -111,6 +117,45 @@ package enum SyncSchema {
             "CREATE POLICY own_rows ON keychain_sync.join_request USING (owner = current_user) WITH CHECK (owner = current_user)",
             "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.join_request TO PUBLIC",
         ],
+        3: operationsMigration,
+    ]
+
+    /// Tombstone collection with a horizon, and the signed manifest.
+    static let operationsMigration: [String] = [
+        "ALTER TABLE keychain_sync.account ADD COLUMN gc_horizon bigint NOT NULL DEFAULT 0",
+        "ALTER TABLE keychain_sync.record ADD COLUMN changed_at timestamptz NOT NULL DEFAULT now()",
+        "CREATE INDEX record_tombstones ON keychain_sync.record (owner, changed_at) WHERE deleted",
+        """
+        CREATE TABLE keychain_sync.manifest (
+            owner name PRIMARY KEY DEFAULT current_user REFERENCES keychain_sync.account (owner),
+            version bigint NOT NULL CHECK (version > 0),
+            record_count bigint NOT NULL,
+            digest bytea NOT NULL,
+            signer uuid NOT NULL,
+            code bytea NOT NULL)
+        """,
+        "ALTER TABLE keychain_sync.manifest ENABLE ROW LEVEL SECURITY",
+        "CREATE POLICY own_rows ON keychain_sync.manifest USING (owner = current_user) WITH CHECK (owner = current_user)",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.manifest TO PUBLIC",
+        // Runs as the caller (row-level security applies): removes the caller's tombstones older
+        // than `lifetime` and records the highest change sequence removed as the horizon (the
+        // account's row is written only when a tombstone went); a device whose last sequence is
+        // below it fetches every record again. Returns how many tombstones it removed.
+        """
+        CREATE FUNCTION keychain_sync.collect_tombstones(lifetime interval DEFAULT interval '30 days')
+        RETURNS bigint LANGUAGE sql SECURITY INVOKER AS $$
+            WITH gone AS (
+                DELETE FROM keychain_sync.record
+                WHERE owner = current_user AND deleted AND changed_at < now() - lifetime
+                RETURNING change_seq),
+            raised AS (
+                UPDATE keychain_sync.account SET gc_horizon = greatest(gc_horizon, (SELECT max(change_seq) FROM gone))
+                WHERE owner = current_user AND EXISTS (SELECT 1 FROM gone)
+                RETURNING 1)
+            SELECT count(*) FROM gone
+        $$
+        """,
+        "GRANT EXECUTE ON FUNCTION keychain_sync.collect_tombstones(interval) TO PUBLIC",
     ]
 
     /// What `install` did.

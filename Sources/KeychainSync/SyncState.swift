@@ -9,7 +9,7 @@ import KeychainCore
 /// mirror: the state of each record as last synced.
 struct SyncState: Codable {
     /// The record state as last synced (what was uploaded or applied).
-    struct MirrorEntry: Codable {
+    struct MirrorEntry: Codable, Equatable {
         /// SHA-256 of the item's class and primary key.
         var primaryKey: String
         /// SHA-256 of the item's encoding.
@@ -42,7 +42,15 @@ struct SyncState: Codable {
     var trusted: [String: TrustedDevice]?
     var lastSync: Date?
     /// By record id (lower-case UUID text).
-    var mirror: [String: MirrorEntry] = [:]
+    @CompactMirror var mirror: [String: MirrorEntry] = [:]
+    /// The version of the account's manifest this device last verified or wrote (nil: none yet).
+    var manifestVersion: Int64?
+    /// Records that lost a primary-key collision and are still to be deleted from the server, by
+    /// record id, with the generation the deletion expects (they stay in the server's set until
+    /// an upload deletes them).
+    var unsentDeletions: [String: Int64]?
+    /// Why the last exchange failed; nil after one that succeeded.
+    var lastError: String?
 
     static let service = "swift-keychain-sync"
     static let account = "state"
@@ -137,5 +145,72 @@ struct SyncState: Codable {
     /// Removes the state (an enable or join whose server transaction failed).
     static func remove(from keychain: any KeychainHandle) {
         _ = try? keychain.delete(itemRequest())
+    }
+}
+
+/// The mirror as the sync state stores it: one base64 string of fixed-size entries (record id, 16
+/// bytes; primary-key digest, 32; a flag and the content digest, 1 + 32; a flag and the record's
+/// item digest, 1 + 32; generation, 8 bytes little-endian), which JSON reads and writes as a single value (a dictionary of 10 000 objects
+/// took Foundation's JSON coders most of a second each way). The dictionary form of earlier
+/// states is still read, and is written when an entry does not fit the fixed form.
+@propertyWrapper
+struct CompactMirror: Codable {
+    var wrappedValue: [String: SyncState.MirrorEntry]
+
+    init(wrappedValue: [String: SyncState.MirrorEntry]) {
+        self.wrappedValue = wrappedValue
+    }
+
+    private static let entryLength = 16 + 32 + 1 + 32 + 1 + 32 + 8
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let text = try? container.decode(String.self) else {
+            wrappedValue = try container.decode([String: SyncState.MirrorEntry].self)
+            return
+        }
+        guard let data = Data(base64Encoded: text), data.count % Self.entryLength == 0 else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "the mirror is malformed")
+        }
+        var mirror: [String: SyncState.MirrorEntry] = [:]
+        mirror.reserveCapacity(data.count / Self.entryLength)
+        let bytes = [UInt8](data)
+        var offset = 0
+        while offset < bytes.count {
+            let id = bytes[offset..<offset + 16].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            let primaryKey = SyncCrypto.hex(Data(bytes[offset + 16..<offset + 48]))
+            let content = bytes[offset + 48] == 1 ? SyncCrypto.hex(Data(bytes[offset + 49..<offset + 81])) : ""
+            let record = bytes[offset + 81] == 1 ? SyncCrypto.hex(Data(bytes[offset + 82..<offset + 114])) : nil
+            let generation = bytes[offset + 114..<offset + 122].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
+            mirror[id.uuidString.lowercased()] = SyncState.MirrorEntry(
+                primaryKey: primaryKey, content: content, generation: generation, record: record)
+            offset += Self.entryLength
+        }
+        wrappedValue = mirror
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        var data = Data(capacity: wrappedValue.count * Self.entryLength)
+        for (key, entry) in wrappedValue {
+            guard let id = UUID(uuidString: key), let primaryKey = SyncCrypto.bytes(hex: entry.primaryKey), primaryKey.count == 32 else {
+                try container.encode(wrappedValue)
+                return
+            }
+            let content = entry.content.isEmpty ? Data(count: 32) : SyncCrypto.bytes(hex: entry.content) ?? Data()
+            let record = entry.record.map { SyncCrypto.bytes(hex: $0) ?? Data() } ?? Data(count: 32)
+            guard content.count == 32, record.count == 32 else {
+                try container.encode(wrappedValue)
+                return
+            }
+            withUnsafeBytes(of: id.uuid) { data.append(contentsOf: $0) }
+            data.append(primaryKey)
+            data.append(entry.content.isEmpty ? 0 : 1)
+            data.append(content)
+            data.append(entry.record == nil ? 0 : 1)
+            data.append(record)
+            withUnsafeBytes(of: entry.generation.littleEndian) { data.append(contentsOf: $0) }
+        }
+        try container.encode(data.base64EncodedString())
     }
 }

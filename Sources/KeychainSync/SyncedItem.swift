@@ -57,12 +57,12 @@ struct SyncedItem: Equatable {
             key.append(attribute.name)
             key.append((value(attribute) ?? attribute.emptyValue).comparableBytes)
         }
-        return try SyncCrypto.sha256(key.bytes).map { String(format: "%02x", $0) }.joined()
+        return SyncCrypto.hex(try SyncCrypto.sha256(key.bytes))
     }
 
     /// SHA-256 of the encoding: two items with the same digest are the same item.
     func contentDigest() throws -> String {
-        try SyncCrypto.sha256(encoded()).map { String(format: "%02x", $0) }.joined()
+        SyncCrypto.hex(try SyncCrypto.sha256(encoded()))
     }
 
     /// The request that adds it (synchronizable).

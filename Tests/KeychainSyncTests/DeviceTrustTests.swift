@@ -187,10 +187,17 @@ struct DeviceTrustTests {
         #expect(try b.run("add-generic-password", "-S", "-a", "me", "-s", "planted", "-w", "from-removed").status == 0)
         #expect(try b.run("sync", "now").status == 0)
         try server.admin.execute("CREATE TABLE planted AS SELECT * FROM keychain_sync.record WHERE generation = 1 AND change_seq = (SELECT max(change_seq) FROM keychain_sync.record)")
+        // B deletes it again, and its tombstone is collected: the account's manifest no longer
+        // lists it when the keys roll (a roll refuses to sign over a record the server withholds).
+        #expect(try b.run("delete-generic-password", "-a", "me", "-s", "planted").status == 0)
+        #expect(try b.run("sync", "now").status == 0)
         try server.admin.execute("DELETE FROM keychain_sync.record r USING planted p WHERE r.record_id = p.record_id")
         #expect(try a.run("sync", "remove", try Self.deviceID(of: b)).status == 0)
         try server.admin.execute(
-            "INSERT INTO keychain_sync.record SELECT owner, record_id, parent_key_id, generation, ciphertext, deleted, nextval('keychain_sync.change_seq') FROM planted")
+            """
+            INSERT INTO keychain_sync.record (owner, record_id, parent_key_id, generation, ciphertext, deleted, change_seq)
+            SELECT owner, record_id, parent_key_id, generation, ciphertext, deleted, nextval('keychain_sync.change_seq') FROM planted
+            """)
         let now = try a.run("sync", "now")
         #expect(now.status == 1)
         #expect(now.error.contains("names a parent key this account does not have"))

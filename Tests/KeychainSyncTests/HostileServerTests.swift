@@ -249,7 +249,7 @@ struct HostileServerTests {
         defer { server.stop(); a.stop(); b.stop() }
         #expect(try b.password("me", "svc-bravo-distinct") == long)
         var dump = ""
-        for table in ["account", "device", "device_list", "key_share", "sync_key", "record"] {
+        for table in ["account", "device", "device_list", "key_share", "sync_key", "record", "manifest"] {
             let rows = try server.admin.execute("SELECT row_to_json(t)::text AS j FROM keychain_sync.\(table) t")
             for row in 0..<rows.count { dump += try rows.string(row, "j") + "\n" }
         }

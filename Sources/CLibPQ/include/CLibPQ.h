@@ -49,5 +49,11 @@ int clibpq_PQgetisnull(const PGresult *res, int tup_num, int field_num);
 char * clibpq_PQgetvalue(const PGresult *res, int tup_num, int field_num);
 /// libpq's `PQcmdTuples`; callable only after `clibpq_load` returned 0.
 char * clibpq_PQcmdTuples(PGresult *res);
+/// libpq's `PQsocket`; callable only after `clibpq_load` returned 0.
+int clibpq_PQsocket(const PGconn *conn);
+/// libpq's `PQconsumeInput`; callable only after `clibpq_load` returned 0.
+int clibpq_PQconsumeInput(PGconn *conn);
+/// libpq's `PQnotifies`; callable only after `clibpq_load` returned 0.
+PGnotify * clibpq_PQnotifies(PGconn *conn);
 
 #endif

@@ -16,7 +16,7 @@ import KeychainSync
 /// - `approve <code>`: on a trusted device, approves the join request the code belongs to.
 /// - `remove <device>`: removes a device (its id as `status` shows it) and rolls the account's
 ///   keys; prints the new recovery secret as the last line of standard output.
-/// - `now`: one full exchange.
+/// - `now`: one full exchange (a download of many records prints its progress).
 /// - `status`: the account, its devices, the last exchange and the pending changes.
 ///
 /// Failures print `security: sync <action>: <reason>` and exit with status 1; refused records
@@ -91,7 +91,14 @@ struct SyncCommand: CommandDefinition {
                     "removed device \(removal.device.uuidString.lowercased()); the account's keys rolled (\(removal.resealed) records sealed again)\n"
                         + "the old recovery secret no longer works; keep this new one to join other devices:\n\(removal.recoverySecret)\n")
             case ("now", 0) where named.isEmpty:
-                let report = try SyncEngine.syncNow(try KeychainSession.openDefault())
+                // A download of many records reports its progress (a first sync), batch by batch.
+                let report = try SyncEngine.syncNow(try KeychainSession.openDefault()) { applied, total in
+                    guard total >= SyncEngine.additionBatch else { return }
+                    invocation.console.output("applied \(applied) of \(total) records\n")
+                }
+                if report.fullRefetch {
+                    invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
+                }
                 invocation.console.output(
                     "uploaded \(report.uploaded) changes and \(report.uploadedDeletions) deletions; "
                         + "applied \(report.applied) changes and \(report.appliedDeletions) deletions\n")
@@ -149,6 +156,7 @@ struct SyncCommand: CommandDefinition {
         }
         text += "last sync: \(status.lastSync.map { ISO8601DateFormatter().string(from: $0) } ?? "never")\n"
         text += "pending changes: \(status.pendingChanges)\n"
+        if let error = status.lastError { text += "last error: \(error)\n" }
         return text
     }
 }

@@ -61,6 +61,22 @@ final class PostgresServer: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Stops the server and keeps its data (`resume()` starts it again on the same port).
+    func pause() throws {
+        let runAs = getuid() == 0 ? Self.serviceUser : nil
+        try Self.run(Self.binaries + "/pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "-t", "30", "stop"], as: runAs)
+    }
+
+    /// Starts a paused server again.
+    func resume() throws {
+        let runAs = getuid() == 0 ? Self.serviceUser : nil
+        try Self.run(
+            Self.binaries + "/pg_ctl",
+            ["-D", directory + "/data", "-o", "-p \(port) -c listen_addresses=127.0.0.1 -k \(directory) -c fsync=off",
+             "-l", directory + "/server.log", "-w", "-t", "60", "start"],
+            as: runAs)
+    }
+
     /// Stops the cluster (immediately, then by SIGKILL if needed) and removes its directory.
     func stop() {
         guard !stopped else { return }

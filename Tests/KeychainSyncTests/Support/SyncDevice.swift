@@ -17,18 +17,22 @@ struct ToolRun: Sendable {
 /// One device of a sync test: a keychain directory of its own (`XDG_DATA_HOME` in each run's
 /// environment), used through the built `security` binary. In daemon mode
 /// (`KEYCHAIN_MODE=daemon`) its runs go through a `keychaind` of its own on a private socket,
-/// ended by `stop()`.
+/// ended by `stop()`. Its daemon syncs in the background only when the device is made with
+/// `background: true` (which also makes it use a daemon in either mode); otherwise the test
+/// decides every exchange with `security sync now`.
 final class SyncDevice: @unchecked Sendable {
     let home: String
     let daemonSocket: String?
+    let background: Bool
 
-    init() throws {
+    init(background: Bool = false) throws {
+        self.background = background
         var template = Array("/tmp/kssync-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw PostgresServer.Failure(what: "mkdtemp failed")
         }
         home = String(cString: made)
-        daemonSocket = (try? ServiceLocation.requestedMode()) == .daemon
+        daemonSocket = background || (try? ServiceLocation.requestedMode()) == .daemon
             ? "/tmp/kcd-sync-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
     }
 
@@ -140,7 +144,11 @@ final class SyncDevice: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = home
         environment["KEYCHAIN_ENTITLEMENTS"] = nil
-        if let daemonSocket { environment[ServiceLocation.socketVariable] = daemonSocket }
+        if let daemonSocket {
+            environment[ServiceLocation.socketVariable] = daemonSocket
+            environment[ServiceLocation.modeVariable] = "daemon"
+        }
+        environment["KEYCHAIN_SYNC_BACKGROUND"] = background ? nil : "off"
         let argv: [UnsafeMutablePointer<CChar>?] = ([Self.executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
