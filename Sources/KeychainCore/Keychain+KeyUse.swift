@@ -28,7 +28,9 @@ extension Keychain {
     ///
     /// - Returns: the signature, plaintext, shared secret or external representation, in a
     ///   buffer zeroed when released.
-    /// - Throws: `errSecParam` when the reference names no private key; `errSecItemNotFound`
+    /// - Throws: `errSecParam` when the reference names no private key; `errSecUnimplemented`
+    ///   for the export of a token key (its private key never leaves the TPM), before any
+    ///   authentication; `errSecItemNotFound`
     ///   when the item is gone or the caller may not see it; `errSecInteractionNotAllowed` when
     ///   authentication is needed and `use.authenticationUI` is `.fail` (`.skip` acts as `.fail`);
     ///   `errSecAuthFailed` when nothing the user could do satisfies the constraint;
@@ -45,6 +47,10 @@ extension Keychain {
             try forEachMatch(request, context: context, in: tx) { record, row in
                 guard record.attributes[.keyClass] == .integer(KeyClass.private.rawValue) else {
                     throw KeychainError.param("the key reference names no private key")
+                }
+                if case .export = use.operation, record.attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID) {
+                    // Nothing the user could do would export it: refused before anyone is asked.
+                    throw AsymmetricKey.tokenExportRefusal
                 }
                 if let policy = record.accessControl, !use.operation.isUse || policy.flags.contains(.privateKeyUsage) {
                     let ui: AuthenticationUI = use.authenticationUI == .allow ? .allow : .fail
@@ -68,24 +74,28 @@ extension Keychain {
         }
     }
 
-    /// Generates a private key of `type` and `bits` (`AsymmetricKey.generate`) inside the keychain
-    /// and adds it as `request` describes, so the private key never exists outside the keychain
-    /// (`SecKeyCreateRandomKey` for a permanent key whose access control has constraints). The
-    /// request's attributes win over the key's own, except its type and class.
+    /// Generates a private key of `type` and `bits` inside the keychain and adds it as `request`
+    /// describes, so the private key never exists outside the keychain (`SecKeyCreateRandomKey`
+    /// for a permanent key whose access control has constraints). A request whose token ID is the
+    /// Secure Enclave's (`AsymmetricKey.secureEnclaveTokenID`) has the key made inside the
+    /// keychain's TPM (`AsymmetricKey.generateInHardware`) and stores its wrapped blob; any other
+    /// request gets a software key (`AsymmetricKey.generate`). The request's attributes win over
+    /// the key's own, except its type and class.
     ///
     /// - Returns: the add's result (`request.returns`): its reference is the stored key's.
-    /// - Throws: `errSecParam` for a request that is not a key item without data; the errors of
-    ///   `AsymmetricKey.generate` and `add`.
+    /// - Throws: `errSecParam` for a request that is not a key item without data, or that names
+    ///   another token; the errors of `AsymmetricKey.generate`, `generateInHardware` (the keychain
+    ///   has no TPM: `errSecNotAvailable`) and `add`.
     public func generateKey(_ request: ItemRequest, type: KeyType, bits: Int, context: AccessContext) throws -> ItemResult? {
-        guard request.itemClass == .key, request.secret == nil, request.identity == nil else {
-            throw KeychainError.param("a generated key is added as a key item without data")
-        }
-        let key = try AsymmetricKey.generate(type: type, bits: bits)
+        try request.validateForGeneration()
+        let key = request.attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID)
+            ? try AsymmetricKey.generateInHardware(type: type, bits: bits)
+            : try AsymmetricKey.generate(type: type, bits: bits)
         var request = request
         request.attributes = key.itemAttributes.merging(request.attributes)
         request.attributes[.type] = .integer(type.rawValue)
         request.attributes[.keyClass] = .integer(KeyClass.private.rawValue)
-        request.secret = Data.zeroingCopy(of: try key.externalRepresentation())
+        request.secret = Data.zeroingCopy(of: try key.storedRepresentation())
         defer { request.secret?.wipe() }
         return try add(request, context: context)
     }

@@ -136,7 +136,7 @@ struct RequestHandler: Sendable {
         case .useKey(let use):
             return .keyOutput(try keychain.useKey(use))
         case .generateKey(let request, let type, let bits):
-            try request.validate(for: .add)
+            try request.validateForGeneration()
             return .item(try keychain.generateKey(request, type: type, bits: bits))
         case .changePasscode(let old, let new):
             return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })

@@ -26,21 +26,21 @@ public final class ServiceClient: Sendable {
         self.startsDaemon = startsDaemon
     }
 
-    /// The client of the daemon this process uses (`KEYCHAIND_SOCKET`, else the user's socket),
-    /// connected once to check that a daemon answers.
+    /// The client of the daemon this process uses (`ServiceLocation.namedSocket`, else the
+    /// user's socket), connected once to check that a daemon answers.
     ///
     /// - Parameter startingIfNeeded: start `keychaind` when none listens (see `DaemonLauncher`).
     /// - Throws: `.notAvailable` when no daemon answers and none can be started.
     public static func shared(startingIfNeeded: Bool) throws -> ServiceClient {
-        try shared(socket: ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.userSocket, startingIfNeeded: startingIfNeeded)
+        try shared(socket: ServiceLocation.namedSocket ?? ServiceLocation.userSocket, startingIfNeeded: startingIfNeeded)
     }
 
-    /// The client of the system daemon (`keychaind --system`): `KEYCHAIND_SOCKET`, else the
+    /// The client of the system daemon (`keychaind --system`): `ServiceLocation.namedSocket`, else the
     /// user's socket in `/run/swift-keychain/<uid>/`. It never starts a daemon.
     ///
     /// - Throws: `.notAvailable` when the system daemon does not answer.
     public static func system() throws -> ServiceClient {
-        try shared(socket: ServiceLocation.environment(ServiceLocation.socketVariable) ?? ServiceLocation.systemSocket(for: getuid()), startingIfNeeded: false)
+        try shared(socket: ServiceLocation.namedSocket ?? ServiceLocation.systemSocket(for: getuid()), startingIfNeeded: false)
     }
 
     private static func shared(socket path: String, startingIfNeeded: Bool) throws -> ServiceClient {

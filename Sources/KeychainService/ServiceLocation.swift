@@ -43,6 +43,27 @@ public enum ServiceLocation {
     /// The environment variable that names a socket to use instead of the default ones.
     public static let socketVariable = "KEYCHAIND_SOCKET"
 
+    /// The socket named for this process's daemon: the calling thread's selection
+    /// (`withSocket`), else `KEYCHAIND_SOCKET`; nil for the default one.
+    package static var namedSocket: String? {
+        if let selected = Thread.current.threadDictionary[socketSelectionKey] as? String { return selected }
+        return environment(socketVariable)
+    }
+
+    /// Runs `body` with `socket` as the daemon's socket for the keychains the calling thread
+    /// opens (as `KEYCHAIND_SOCKET` names one for a process), restoring the previous selection
+    /// after. The process's environment is not touched, so other threads and child processes
+    /// keep theirs (a test reaches a daemon of its own this way while other tests run).
+    package static func withSocket<T>(_ socket: String, _ body: () throws -> T) rethrows -> T {
+        let dictionary = Thread.current.threadDictionary
+        let saved = dictionary[socketSelectionKey]
+        dictionary[socketSelectionKey] = socket
+        defer { dictionary[socketSelectionKey] = saved }
+        return try body()
+    }
+
+    private static let socketSelectionKey = "swift-keychain.daemon-socket"
+
     /// The environment variable that names the `keychaind` executable a client may start.
     public static let executableVariable = "KEYCHAIND_PATH"
 

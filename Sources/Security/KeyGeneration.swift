@@ -6,8 +6,9 @@ import KeychainCore
 /// each half is stored only when its parameters say `kSecAttrIsPermanent`. With
 /// `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` (top level only) the private key is made
 /// inside the TPM and stored as its wrapped blob. A permanent private key whose access control
-/// has constraints is generated inside the keychain (`KeychainHandle.generateKey`), which keeps
-/// it: the caller gets a reference (`SecKey` used through the keychain).
+/// has constraints is generated inside the keychain (`KeychainHandle.generateKey`; a token key in
+/// the keychain's TPM), which keeps it: the caller gets a reference (`SecKey` used through the
+/// keychain), so every use of the private key satisfies the constraint there.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = [
@@ -48,7 +49,7 @@ enum KeyGeneration {
 
         let privateKey: SecKey
         let publicKey: AsymmetricKey
-        if !inToken, privatePermanent, let request = try heldKeyRequest(privateParameters, type: type) {
+        if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type) {
             // The keychain keeps the private key: it is generated there, and this process gets a reference.
             let keychain = try ProcessKeychain.resolve()
             guard case .key(let held)? = try keychain.generateKey(request, type: type, bits: Int(bits))?.reference, held.isHeldByKeychain
@@ -68,15 +69,19 @@ enum KeyGeneration {
     }
 
     /// The add request of a private key the keychain will hold (its access control has
-    /// constraints), for the keychain to generate the key into; nil for other keys.
+    /// constraints), for the keychain to generate the key into (in its TPM when the parameters
+    /// carry the Secure Enclave's token ID); nil for other keys.
     private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType) throws -> ItemRequest? {
         guard parameters[kSecAttrAccessControl as String] != nil else { return nil }
         var dictionary = parameters.filter { !generationOnly.contains($0.key) }
         dictionary[kSecClass as String] = .string(kSecClassKey as String)
         dictionary[kSecAttrKeyType as String] = .string(String(type.rawValue))
         dictionary[kSecAttrKeyClass as String] = .string(kSecAttrKeyClassPrivate as String)
+        // A token key has no data yet: the add it becomes is checked with the key's data, in the keychain.
+        let token = dictionary.removeValue(forKey: kSecAttrTokenID as String)
         var request = try RequestParser.parse(dictionary, for: .add)
         guard request.accessControl?.userConstraints.isEmpty == false else { return nil }
+        if token != nil { request.attributes[.tokenID] = .string(AsymmetricKey.secureEnclaveTokenID) }
         request.returns = [.reference]
         return request
     }

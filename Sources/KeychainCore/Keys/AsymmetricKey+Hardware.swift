@@ -10,6 +10,10 @@ extension AsymmetricKey {
     /// The token ID of keys held by the TPM: Apple's `kSecAttrTokenIDSecureEnclave`.
     public static let secureEnclaveTokenID = "com.apple.setoken"
 
+    /// The error of exporting a TPM-held private key, as Apple's for a Secure Enclave key
+    /// (`errSecUnimplemented`): the key never leaves the TPM.
+    static let tokenExportRefusal = KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key")
+
     /// Whether a TPM is configured for this process (`KEYCHAIN_TPM`, else a readable and
     /// writable `/dev/tpmrm0`).
     public static var isHardwareConfigured: Bool { TPMContext.configuredTCTI() != nil }

@@ -69,7 +69,7 @@ extension AsymmetricKey {
     /// - Throws: `errSecUnimplemented` for a private key held by the TPM (it cannot leave it).
     public func externalRepresentation() throws -> SecureBytes {
         try requirePrivateHalf()
-        if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
+        if hardware != nil { throw Self.tokenExportRefusal }
         return try withEngineErrors {
             switch (kind, keyClass) {
             case (.rsa, .private):
@@ -128,7 +128,7 @@ extension AsymmetricKey {
     public func pem(passphrase: String?) throws -> SecureBytes {
         try requirePrivateHalf()
         return try withEngineErrors {
-            if hardware != nil { throw KeychainError(.unimplemented, "export not implemented for a Secure Enclave (TPM) private key") }
+            if hardware != nil { throw Self.tokenExportRefusal }
             if keyClass == .private { return try backing.privateKeyPEM(passphrase: passphrase) }
             return SecureBytes(copying: try backing.publicKeyPEM())
         }

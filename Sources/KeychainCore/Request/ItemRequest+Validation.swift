@@ -56,6 +56,23 @@ extension ItemRequest {
         }
     }
 
+    /// Checks a request `Keychain.generateKey` adds its new private key by: a key item without
+    /// data or identity, which passes `validate(for: .add)` once the key's data is there. Its
+    /// token ID, when it has one, is the Secure Enclave's: the key is then made inside the token,
+    /// which is the one way a token key comes to exist.
+    ///
+    /// - Throws: `errSecParam` naming the rule, never a value.
+    public func validateForGeneration() throws {
+        guard itemClass == .key, secret == nil, identity == nil else {
+            throw KeychainError.param("a generated key is added as a key item without data")
+        }
+        var request = self
+        if let token = request.attributes.removeValue(forKey: .tokenID), token != .string(AsymmetricKey.secureEnclaveTokenID) {
+            throw KeychainError.param("kSecAttrTokenID names no token this keychain has")
+        }
+        try request.validate(for: .add)
+    }
+
     private func validateAdd() throws {
         if itemClass == .identity && identity == nil {
             throw KeychainError.param("an identity is added by kSecValueRef, or as a certificate and a key")

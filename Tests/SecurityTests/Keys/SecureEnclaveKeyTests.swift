@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAuthentication
 import KeychainCore
+import LocalAuthentication
 @_spi(Testing) import Security
 import Testing
 
@@ -12,14 +13,22 @@ import Testing
 struct SecureEnclaveKeyTests {
     /// Runs `body` in a fresh keychain with `KEYCHAIN_TPM` selecting a TPM of the test's own,
     /// stopped when `body` returns (a TPM kept for the whole process would outlive it: nothing
-    /// releases a static when a process exits). The keychain is created before the TPM is
-    /// selected, so its device key stays in a file and the `security` processes a test starts
-    /// (which do not see the test's TPM) open it too.
+    /// releases a static when a process exits). In-process, the keychain is created before the
+    /// TPM is selected, so its device key stays in a file and the `security` processes a test
+    /// starts (which do not see the test's TPM) open it too. Through `keychaind`, the keychain is
+    /// served by a daemon of the test's own that has the TPM (`TPMKeychainDaemon`): the keys the
+    /// keychain holds are made and used in the TPM by the daemon.
     private func withTPM<T>(_ body: (SoftwareTPM, TemporaryKeychain.Environment) throws -> T) throws -> T {
         try TemporaryKeychain.run { environment in
-            _ = copyMatching([kSecClass as String: kSecClassGenericPassword])
+            guard TestMode.throughDaemon else {
+                _ = copyMatching([kSecClass as String: kSecClassGenericPassword])
+                let tpm = try SoftwareTPM()
+                return try withExtendedLifetime(tpm) { try tpm.selected { try body(tpm, environment) } }
+            }
             let tpm = try SoftwareTPM()
-            return try withExtendedLifetime(tpm) { try tpm.selected { try body(tpm, environment) } }
+            let daemon = try TPMKeychainDaemon(tpm: tpm)
+            defer { daemon.stop() }
+            return try withExtendedLifetime(tpm) { try daemon.serving { try tpm.selected { try body(tpm, environment) } } }
         }
     }
 
@@ -329,12 +338,8 @@ extension SecureEnclaveKeyTests {
             var error: Unmanaged<CFError>?
             let signature = SecKeyCreateSignature(key, .ecdsaSignatureMessageX962SHA256, message as CFData, &error) as Data?
             #expect(error == nil)
-            // Known gap: the key SecKeyCreateRandomKey returns for a token key signs with the TPM
-            // in this process, without asking the keychain; a key found again is a reference the
-            // keychain checks (below). Remove the wrapper when generation returns a reference.
-            withKnownIssue("a Secure Enclave key with constraints signs without authentication when used as generated") {
-                #expect(pinentry.prompts == 1)
-            }
+            // The key SecKeyCreateRandomKey returned is a reference: the keychain asked for the passcode.
+            #expect(pinentry.prompts == 1)
             #expect(verifyStatus(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageX962SHA256, message, try #require(signature)) == errSecSuccess)
 
             let found = try #require(copyMatching([
@@ -348,3 +353,74 @@ extension SecureEnclaveKeyTests {
     }
 }
 
+
+/// Token keys whose access control has constraints: made in the keychain's TPM, held by the
+/// keychain (in-process, or `keychaind` with the suite's TPM), used only through it.
+extension SecureEnclaveKeyTests {
+    /// A permanent token key with `.privateKeyUsage | .devicePasscode`, `context` bound to it,
+    /// after setting the passcode 2580.
+    private func makeHeldTokenKey(context: LAContext) throws -> SecKey {
+        #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
+        #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
+        let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+        return try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+            kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+            kSecPrivateKeyAttrs as String: [
+                kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag,
+                kSecAttrAccessControl as String: control, kSecUseAuthenticationContext as String: context,
+            ] as [String: Any],
+        ])
+    }
+
+    @Test("A token key with constraints as SecKeyCreateRandomKey returns it signs, decrypts and agrees keys through the keychain: its context asks once, and the results check out in software")
+    func heldTokenKeyIsUsedThroughTheKeychain() throws {
+        try withTPM { _, environment in
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let key = try makeHeldTokenKey(context: pinentry.context(.pin, pin: "2580"))
+            #expect(pinentry.prompts == 0)
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            for message in [Data("one".utf8), Data("two".utf8)] {
+                let signature = try sign(key, .ecdsaSignatureMessageX962SHA256, message)
+                #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, message, signature) == errSecSuccess)
+            }
+            let plaintext = Data("for the token".utf8)
+            let ciphertext = try #require(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, plaintext as CFData, nil) as Data?)
+            #expect(SecKeyCreateDecryptedData(key, .eciesEncryptionCofactorVariableIVX963SHA256AESGCM, ciphertext as CFData, nil) as Data? == plaintext)
+            let peer = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256)
+            let ours = SecKeyCopyKeyExchangeResult(key, .ecdhKeyExchangeStandard, try #require(SecKeyCopyPublicKey(peer)), [:] as CFDictionary, nil) as Data?
+            let theirs = SecKeyCopyKeyExchangeResult(peer, .ecdhKeyExchangeStandard, publicKey, [:] as CFDictionary, nil) as Data?
+            #expect(ours != nil && ours == theirs)
+            #expect(pinentry.prompts == 1)
+        }
+    }
+
+    @Test("A token key with constraints is stored as the TPM's blob with its token ID and access control; without authentication it refuses every private-key use (errSecInteractionNotAllowed), and its export is errSecUnimplemented without a prompt")
+    func heldTokenKeyRefusesWithoutAuthentication() throws {
+        try withTPM { _, environment in
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let generated = try makeHeldTokenKey(context: pinentry.context(.pin, pin: "2580"))
+            let stored = try #require(attributes(tokenKeyQuery))
+            #expect(stored[kSecAttrTokenID as String] as? String == kSecAttrTokenIDSecureEnclave as String)
+            #expect(stored[kSecAttrAccessControl as String] != nil)
+            #expect(number(stored[kSecAttrIsExtractable as String])?.boolValue == false)
+            // The item's data (read with the passcode) is the TPM's wrapped blob, never a private key.
+            let blob = try #require(copyMatching(merged(tokenKeyQuery, [
+                kSecReturnData as String: true, kSecUseAuthenticationContext as String: pinentry.context(.pin, pin: "2580"),
+            ])).result as? Data)
+            #expect(blob.starts(with: Data("TPM2KEY1".utf8)))
+            #expect(pinentry.prompts == 1)
+
+            let refusing = try #require(copyMatching(merged(tokenKeyQuery, [
+                kSecReturnRef as String: true, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
+            ])).result.map { $0 as! SecKey })
+            let publicKey = try #require(SecKeyCopyPublicKey(refusing))
+            #expect(errorCode { SecKeyCreateSignature(refusing, .ecdsaSignatureMessageX962SHA256, Data("x".utf8) as CFData, $0) } == Int(errSecInteractionNotAllowed))
+            let ciphertext = try #require(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionStandardX963SHA256AESGCM, Data("x".utf8) as CFData, nil) as Data?)
+            #expect(errorCode { SecKeyCreateDecryptedData(refusing, .eciesEncryptionStandardX963SHA256AESGCM, ciphertext as CFData, $0) } == Int(errSecInteractionNotAllowed))
+            #expect(errorCode { SecKeyCopyKeyExchangeResult(refusing, .ecdhKeyExchangeStandard, publicKey, [:] as CFDictionary, $0) } == Int(errSecInteractionNotAllowed))
+            #expect(errorCode { SecKeyCopyExternalRepresentation(refusing, $0) } == Int(errSecUnimplemented))
+            #expect(errorCode { SecKeyCopyExternalRepresentation(generated, $0) } == Int(errSecUnimplemented))
+            #expect(pinentry.prompts == 1)
+        }
+    }
+}

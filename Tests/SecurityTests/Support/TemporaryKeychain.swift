@@ -140,11 +140,26 @@ enum TestMode {
     static let testExecutable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
 
     /// Runs the `security` command built beside this test executable (the daemon's
-    /// administration tool), in this process's environment.
+    /// administration tool), in this process's environment; through a daemon the calling thread
+    /// selected (`TPMKeychainDaemon.serving`), with that daemon's socket.
     ///
     /// - Throws: when it cannot start or exits with a status other than 0.
     static func security(_ arguments: String...) throws {
         let tool = (testExecutable as NSString).deletingLastPathComponent + "/security"
+        if throughDaemon, let socket = ServiceLocation.namedSocket {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging([ServiceLocation.socketVariable: socket]) { _, selected in selected }
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw CocoaError(.featureUnsupported, userInfo: ["status": process.terminationStatus, "arguments": arguments])
+            }
+            return
+        }
         guard let pid = DetachedProcess.spawn(tool, arguments: ["security"] + arguments),
             let status = DetachedProcess.wait(for: pid)
         else { throw CocoaError(.executableLoad) }
