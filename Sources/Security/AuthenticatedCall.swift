@@ -41,7 +41,7 @@ package enum AuthenticatedCall {
     /// `context` (nil: one made for this call, when the keychain first asks) and calling again
     /// with the new grant as the keychain asks: for requests other than item requests (a use of
     /// a key the keychain holds).
-    static func run<T>(
+    package static func run<T>(
         authentication: ItemAuthentication, context: (any KeychainAuthenticating)?, reason: String?,
         keychain: any KeychainHandle, _ body: (ItemAuthentication) throws -> T
     ) throws -> T {

@@ -13,6 +13,14 @@ import Security
 /// `-o` the output goes to a new private file (mode 0600 before its first byte, renamed over any
 /// file at that path) and `...N bytes written to FILE` is printed.
 /// Nothing to export is errSecItemNotFound (exit 44).
+///
+/// A private key the keychain holds (its access control has constraints, which guard its
+/// export) is exported once the user satisfies them, asked through the prompt as for any item
+/// with access control: a cancelled prompt is errSecUserCanceled (exit 128), a wrong passcode or
+/// a constraint that cannot be met errSecAuthFailed (exit 51), no way to ask
+/// errSecInteractionNotAllowed (exit 36). The private key of a Secure Enclave (TPM) key never
+/// leaves the TPM: a request that includes one is errSecUnimplemented (exit 252), as
+/// `SecKeyCopyExternalRepresentation` is for it, and nothing is written.
 struct ExportCommand: CommandDefinition {
     /// The API name failures are reported under.
     static let api = "SecKeychainItemExport"
@@ -67,10 +75,13 @@ struct ExportCommand: CommandDefinition {
         let certificates = ["certs", "all"].contains(type) ? try StoredObjects.certificates(in: keychains, api: api).map(\.certificate) : []
         var keys: [AsymmetricKey] = []
         if ["allKeys", "pubKeys", "privKeys", "all"].contains(type) {
-            keys = try Self.storedKeys(keychains).filter { key in
-                type == "pubKeys" ? key.keyClass == .public : type == "privKeys" ? key.keyClass == .private : true
+            var stored = try Self.storedKeys(keychains, for: invocation).filter { key in
+                type == "pubKeys" ? key.key.keyClass == .public : type == "privKeys" ? key.key.keyClass == .private : true
             }
-            if type == "all" { keys.removeAll { key in identities.contains { $0.privateKey == key } } }
+            if type == "all" { stored.removeAll { key in identities.contains { $0.privateKey == key.key } } }
+            // Refused before anyone is asked for another key.
+            if stored.contains(where: { $0.inToken && $0.key.keyClass == .private }) { throw Self.tokenKeyRefusal }
+            keys = try stored.map { try Self.exportable($0.key, from: $0.keychain, for: invocation) }
         }
         let standalone = certificates.filter { certificate in !identities.contains { $0.certificate == certificate } }
         guard !identities.isEmpty || !standalone.isEmpty || !keys.isEmpty else {
@@ -126,15 +137,51 @@ struct ExportCommand: CommandDefinition {
         return 0
     }
 
-    private static func storedKeys(_ keychains: [any KeychainHandle]) throws -> [AsymmetricKey] {
+    /// The refusal of a request that includes a token key's private half.
+    private static let tokenKeyRefusal = ToolError.failed(
+        result: errSecUnimplemented,
+        message: (ToolError.status(errSecUnimplemented, api: api).message ?? "")
+            + "security: the private key of a Secure Enclave (TPM) key never leaves the TPM; export its public key with -t pubKeys\n")
+
+    /// The private key to write for `key`: `key` itself, or for a private key `keychain` holds,
+    /// the key the keychain gives once its access control is satisfied (the user is asked as for
+    /// any item with access control; a locked keychain is unlocked first when it may be).
+    ///
+    /// - Throws: `tokenKeyRefusal` for a token key; `ToolError` with the status of a refused or
+    ///   failed authentication.
+    private static func exportable(_ key: AsymmetricKey, from keychain: any KeychainHandle, for invocation: Invocation) throws -> AsymmetricKey {
+        guard key.keyClass == .private, let item = key.keychainItemReference else { return key }
+        do {
+            var data = try KeychainSession.unlockingIfNeeded(keychain, for: invocation) {
+                try AuthenticatedCall.run(
+                    authentication: ItemAuthentication(), context: nil, reason: "security: export a private key", keychain: keychain
+                ) { authentication in
+                    try keychain.useKey(KeyUse(item: item, operation: .export, authentication: authentication))
+                }
+            }
+            defer { data.resetBytes(in: data.startIndex..<data.endIndex) }
+            return try AsymmetricKey(externalRepresentation: data, type: key.type, keyClass: .private)
+        } catch let error as KeychainError where error.code == .unimplemented {
+            throw tokenKeyRefusal
+        } catch {
+            throw ToolError.api(api, error)
+        }
+    }
+
+    /// Every key of `keychains`, with the keychain it is in and whether it is a token key.
+    private static func storedKeys(
+        _ keychains: [any KeychainHandle], for invocation: Invocation
+    ) throws -> [(key: AsymmetricKey, keychain: any KeychainHandle, inToken: Bool)] {
         var request = ItemRequest(itemClass: .key)
-        request.returns = [.reference]
+        request.returns = [.reference, .attributes]
         request.matchLimit = .all
-        var keys: [AsymmetricKey] = []
+        var keys: [(key: AsymmetricKey, keychain: any KeychainHandle, inToken: Bool)] = []
         for keychain in keychains {
             do {
-                for result in try keychain.search(request) {
-                    if case .key(let key)? = result.reference { keys.append(key) }
+                for result in try KeychainSession.unlockingIfNeeded(keychain, for: invocation, { try keychain.search(request) }) {
+                    guard case .key(let key)? = result.reference else { continue }
+                    let inToken = key.isHardwareBacked || result.attributes?[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID)
+                    keys.append((key, keychain, inToken))
                 }
             } catch let error as KeychainError where error.code == .itemNotFound {
                 continue

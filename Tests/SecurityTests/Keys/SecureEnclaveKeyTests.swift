@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAuthentication
 import KeychainCore
+import KeychainService
 import LocalAuthentication
 @_spi(Testing) import Security
 import Testing
@@ -421,6 +422,62 @@ extension SecureEnclaveKeyTests {
             #expect(errorCode { SecKeyCopyExternalRepresentation(refusing, $0) } == Int(errSecUnimplemented))
             #expect(errorCode { SecKeyCopyExternalRepresentation(generated, $0) } == Int(errSecUnimplemented))
             #expect(pinentry.prompts == 1)
+        }
+    }
+}
+
+/// `security export` of token keys, with the suite's TPM.
+extension SecureEnclaveKeyTests {
+    /// Runs the `security` command built beside this test executable with `tpm` as its TPM and,
+    /// through keychaind, the test's daemon; `input` on its standard input.
+    private func security(_ tpm: SoftwareTPM, _ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws -> (status: Int32, output: String, error: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("security-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let streams = ["stdin", "stdout", "stderr"].map { directory.appendingPathComponent($0) }
+        try Data(input.utf8).write(to: streams[0])
+        for stream in streams.dropFirst() { FileManager.default.createFile(atPath: stream.path, contents: nil) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: (TestMode.testExecutable as NSString).deletingLastPathComponent + "/security")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+        environment["KEYCHAIN_TPM"] = tpm.tcti
+        if TestMode.throughDaemon, let socket = ServiceLocation.namedSocket { environment[ServiceLocation.socketVariable] = socket }
+        process.environment = environment
+        process.standardInput = try FileHandle(forReadingFrom: streams[0])
+        process.standardOutput = try FileHandle(forWritingTo: streams[1])
+        process.standardError = try FileHandle(forWritingTo: streams[2])
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOf: streams[1], encoding: .utf8), try String(contentsOf: streams[2], encoding: .utf8))
+    }
+
+    @Test("security export refuses the private key of a token key with errSecUnimplemented (exit 252) and says why, writing nothing")
+    func exportRefusesTokenKey() throws {
+        try withTPM { tpm, environment in
+            _ = try makeTokenKey()
+            let file = environment.dataHome.appendingPathComponent("keys.pem").path
+            for type in ["privKeys", "allKeys", "all"] {
+                let run = try security(tpm, ["export", "-t", type, "-P", "phrase", "-o", file])
+                #expect(run.status == 252)
+                #expect(run.error == "security: SecKeychainItemExport: Function or operation not implemented.\nsecurity: the private key of a Secure Enclave (TPM) key never leaves the TPM; export its public key with -t pubKeys\n")
+                #expect(!FileManager.default.fileExists(atPath: file))
+            }
+        }
+    }
+
+    @Test("security export refuses a token key the keychain holds without asking for the passcode (errSecUnimplemented, exit 252)")
+    func exportRefusesHeldTokenKeyWithoutAsking() throws {
+        try withTPM { tpm, environment in
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            _ = try makeHeldTokenKey(context: pinentry.context(.pin, pin: "2580"))
+            let prompting = ScriptedPinentry(directory: environment.dataHome)
+            let run = try security(tpm, ["export", "-t", "privKeys", "-P", "phrase"], input: "2580\n",
+                                   environment: prompting.environment(.pin, pin: "2580").variables)
+            #expect(run.status == 252, "\(run.error)")
+            #expect(run.error.hasSuffix("security: the private key of a Secure Enclave (TPM) key never leaves the TPM; export its public key with -t pubKeys\n"))
+            #expect(run.output.isEmpty)
+            #expect(prompting.prompts == 0)
         }
     }
 }
