@@ -190,8 +190,8 @@ extension Keychain {
         }
     }
 
-    /// The classes whose secrets an application password seals.
-    static let enforcedClasses: Set<ItemClass> = [.genericPassword, .internetPassword]
+    /// The classes whose secrets an application password seals (for keys: the key's data).
+    static let enforcedClasses: Set<ItemClass> = [.genericPassword, .internetPassword, .key]
 
     /// The classes whose secrets (for keys: the key's data, and with `.privateKeyUsage` its use)
     /// user constraints guard.

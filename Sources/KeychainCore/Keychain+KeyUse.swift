@@ -1,18 +1,21 @@
 import Foundation
 import KeychainCrypto
 
-/// Private keys the keychain holds: a stored private key whose access control has constraints is
-/// returned as a reference (`AsymmetricKey.isHeldByKeychain`) and used here. With
-/// `.privateKeyUsage` the constraint guards signing, decryption and key exchange; without it,
-/// only export of the key (its external representation, the item's data). Either way export
-/// needs the constraint, since the exported key would give every use. Public-key operations,
-/// reading attributes and deleting never need it.
+/// Private keys the keychain holds: a stored private key whose access control has constraints or
+/// `.applicationPassword` is returned as a reference (`AsymmetricKey.isHeldByKeychain`) and used
+/// here. With `.privateKeyUsage` the constraint guards signing, decryption and key exchange;
+/// without it, only export of the key (its external representation, the item's data). Either way
+/// export needs the constraint, since the exported key would give every use. Public-key
+/// operations, reading attributes and deleting never need it. A key with `.applicationPassword`
+/// is stored sealed under a key derived from that password (as password items are): every use,
+/// and even making its reference (which needs its public key), needs the password, since without
+/// it the keychain itself cannot open the key.
 extension Keychain {
     /// Whether the keychain keeps `record`'s private key to itself: a private key item whose
-    /// access control has constraints the user satisfies.
+    /// access control has constraints the user satisfies or an application password.
     static func holdsPrivateKey(_ record: ItemRecord) -> Bool {
         record.itemClass == .key && record.attributes[.keyClass] == .integer(KeyClass.private.rawValue)
-            && record.accessControl?.userConstraints.isEmpty == false
+            && record.accessControl?.guardsSecret == true
     }
 
     /// The `SecKey` or `SecCertificate` `record`'s data holds, as `reference` builds it; a private
@@ -58,7 +61,7 @@ extension Keychain {
                         throw KeychainError(.interactionNotAllowed, "the key needs authentication and interaction is not allowed")
                     }
                 }
-                guard let blob = row.secret, let opened = try readableSecretBytes(blob, of: row) else {
+                guard let blob = row.secret, let opened = try passwordGuardedSecret(blob, of: row, record: record, use: use) else {
                     throw KeychainError(.decode, "the key's item failed authentication")
                 }
                 var secret = Data.zeroingCopy(of: opened)
@@ -72,6 +75,20 @@ extension Keychain {
             guard let output else { throw KeychainError(.itemNotFound, "the key's item is not in the keychain") }
             return output
         }
+    }
+
+    /// The key's data for `use`: a key sealed under its application password opens with the
+    /// password `use` brings (`errSecAuthFailed` when wrong); without one, `use` is refused
+    /// (`errSecInteractionNotAllowed` when it may not ask, else `.authenticationNeeded` for the
+    /// password alone).
+    private func passwordGuardedSecret(_ blob: Data, of row: StoredRow, record: ItemRecord, use: KeyUse) throws -> SecureBytes? {
+        guard KeychainStore.isPasswordSealed(blob), use.authentication.applicationPassword == nil else {
+            return try guardedSecretBytes(blob, of: row, record: record, password: use.authentication.applicationPassword)
+        }
+        if use.authenticationUI != .allow {
+            throw KeychainError(.interactionNotAllowed, "the key needs its application password and interaction is not allowed")
+        }
+        throw KeychainError(authenticationNeededFor: .applicationPassword)
     }
 
     /// Generates a private key of `type` and `bits` inside the keychain and adds it as `request`

@@ -326,9 +326,26 @@ extension Keychain {
             itemClass: record.itemClass, attributesOf: record, data: data,
             persistentReference: record.persistentReference, leavingOutItemsWithoutObject: true
         ) { data in
-            let secret = try data ?? row.secret.flatMap { try readableSecret($0, of: row) }
+            let secret = try data ?? row.secret.flatMap { try referenceSecret($0, of: row, record: record, reading: reading) }
             return reference(of: record, secret: secret)
         }
+    }
+
+    /// The data a key's reference is made from: a key sealed under its application password
+    /// opens only with the password `reading` brings (`errSecAuthFailed` when wrong); without
+    /// one the key is left out under `.skip` (nil), else the search fails
+    /// (`errSecInteractionNotAllowed` under `.fail`, `.authenticationNeeded` for the password).
+    private func referenceSecret(_ blob: Data, of row: StoredRow, record: ItemRecord, reading: SecretReading?) throws -> Data? {
+        guard KeychainStore.isPasswordSealed(blob) else { return try readableSecret(blob, of: row) }
+        guard let reading else { return nil }
+        guard let password = reading.authentication.applicationPassword else {
+            switch reading.ui {
+            case .skip: return nil
+            case .fail: throw KeychainError(.interactionNotAllowed, "the key needs its application password and interaction is not allowed")
+            case .allow: throw KeychainError(authenticationNeededFor: .applicationPassword)
+            }
+        }
+        return try guardedSecretBytes(blob, of: row, record: record, password: password).map { Data.zeroingCopy(of: $0) }
     }
 
     /// What a request brings to read secrets that access control guards.

@@ -6,7 +6,7 @@ import KeychainCore
 /// each half is stored only when its parameters say `kSecAttrIsPermanent`. With
 /// `kSecAttrTokenID` = `kSecAttrTokenIDSecureEnclave` (top level only) the private key is made
 /// inside the TPM and stored as its wrapped blob. A permanent private key whose access control
-/// has constraints is generated inside the keychain (`KeychainHandle.generateKey`; a token key in
+/// has constraints or `.applicationPassword` is generated inside the keychain (`KeychainHandle.generateKey`; a token key in
 /// the keychain's TPM), which keeps it: the caller gets a reference (`SecKey` used through the
 /// keychain), so every use of the private key satisfies the constraint there.
 enum KeyGeneration {
@@ -52,7 +52,11 @@ enum KeyGeneration {
         if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type) {
             // The keychain keeps the private key: it is generated there, and this process gets a reference.
             let keychain = try ProcessKeychain.resolve()
-            guard case .key(let held)? = try keychain.generateKey(request, type: type, bits: Int(bits))?.reference, held.isHeldByKeychain
+            // A key sealed under an application password gets it from the key's context, else asks.
+            let generated = try AuthenticatedCall.run(request, entries: RequestEntries(privateParameters), keychain: keychain) {
+                try keychain.generateKey($0, type: type, bits: Int(bits))
+            }
+            guard case .key(let held)? = generated?.reference, held.isHeldByKeychain
             else { throw KeychainError(.internal, "the keychain returned no reference to the key it generated") }
             privateKey = SecKey(held, holder: KeyHolder(keychain: keychain, entries: RequestEntries(privateParameters)))
             publicKey = try held.publicKey()
@@ -69,7 +73,7 @@ enum KeyGeneration {
     }
 
     /// The add request of a private key the keychain will hold (its access control has
-    /// constraints), for the keychain to generate the key into (in its TPM when the parameters
+    /// constraints or an application password), for the keychain to generate the key into (in its TPM when the parameters
     /// carry the Secure Enclave's token ID); nil for other keys.
     private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType) throws -> ItemRequest? {
         guard parameters[kSecAttrAccessControl as String] != nil else { return nil }
@@ -80,7 +84,7 @@ enum KeyGeneration {
         // A token key has no data yet: the add it becomes is checked with the key's data, in the keychain.
         let token = dictionary.removeValue(forKey: kSecAttrTokenID as String)
         var request = try RequestParser.parse(dictionary, for: .add)
-        guard request.accessControl?.userConstraints.isEmpty == false else { return nil }
+        guard request.accessControl?.guardsSecret == true else { return nil }
         if token != nil { request.attributes[.tokenID] = .string(AsymmetricKey.secureEnclaveTokenID) }
         request.returns = [.reference]
         return request

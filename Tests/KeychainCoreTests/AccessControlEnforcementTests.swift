@@ -344,3 +344,93 @@ struct ApplicationPasswordTests {
         #expect(try keychain.search(read, context: Self.context).first?.data == Data("sealed twice".utf8))
     }
 }
+
+@Suite("The application password of a key the keychain holds")
+struct KeyApplicationPasswordTests {
+    static let context = AccessControlEnforcementTests.context
+    static let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+
+    static func code(_ body: () throws -> Void) -> KeychainError.Code? { AccessControlEnforcementTests.code(body) }
+
+    /// Generates a P-256 key with `.applicationPassword` (and `extra` flags) sealed under
+    /// "hunter2"; its reference.
+    static func generate(_ keychain: Keychain, extra: AccessControlPolicy.Flags = []) throws -> AsymmetricKey {
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [.type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("app-key".utf8))]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: extra.union(.applicationPassword))
+        request.returns = [.reference]
+        #expect(code { _ = try keychain.generateKey(request, type: .ellipticCurve, bits: 256, context: context) } == .authenticationNeeded)
+        request.authentication.applicationPassword = Data("hunter2".utf8)
+        let result = try keychain.generateKey(request, type: .ellipticCurve, bits: 256, context: context)
+        guard case .key(let key)? = result?.reference else { throw KeychainError(.internal, "no reference") }
+        return key
+    }
+
+    @Test("A key with .applicationPassword is held: each use needs the password (none asks for it, a wrong one is errSecAuthFailed), and the signature verifies")
+    func useNeedsPassword() throws {
+        let keychain = try TemporaryKeychain().keychain
+        let key = try Self.generate(keychain)
+        #expect(key.isHeldByKeychain)
+        let item = try #require(key.keychainItemReference)
+        var use = KeyUse(item: item, operation: .sign(algorithm: Self.algorithm, data: Data("m".utf8)))
+        #expect(Self.code { _ = try keychain.useKey(use, context: Self.context) } == .authenticationNeeded)
+        use.authenticationUI = .fail
+        #expect(Self.code { _ = try keychain.useKey(use, context: Self.context) } == .interactionNotAllowed)
+        use.authentication.applicationPassword = Data("hunter3".utf8)
+        #expect(Self.code { _ = try keychain.useKey(use, context: Self.context) } == .authFailed)
+        use.authentication.applicationPassword = Data("hunter2".utf8)
+        let signature = try keychain.useKey(use, context: Self.context).withUnsafeBytes { Data($0) }
+        try key.publicKey().verify(Self.algorithm, Data("m".utf8), signature: signature)
+    }
+
+    @Test("The stored key is useless without the password: its row holds neither the private key nor the password, a passcode grant opens nothing, and its reference needs the password")
+    func storedKeyNeedsPassword() throws {
+        let temporary = try TemporaryKeychain(passcode: "2580")
+        let keychain = temporary.keychain
+        let key = try Self.generate(keychain, extra: .devicePasscode)
+        let item = try #require(key.keychainItemReference)
+        var export = KeyUse(item: item, operation: .export)
+        export.authentication.grant = try keychain.authenticate(passcode: Data("2580".utf8), grant: nil, context: Self.context)
+        #expect(Self.code { _ = try keychain.useKey(export, context: Self.context) } == .authenticationNeeded)
+        export.authentication.applicationPassword = Data("hunter2".utf8)
+        let exported = try keychain.useKey(export, context: Self.context).withUnsafeBytes { Data($0) }
+        let scalar = exported.suffix(32)
+
+        let row = try #require(try keychain.store.snapshot { tx in
+            var found: StoredRow?
+            try tx.scan(itemClass: .key) { row in
+                found = row
+                return false
+            }
+            return found
+        })
+        var current = row
+        current.isCurrent = true
+        let blob = try #require(current.secret)
+        #expect(ItemSealer.isPasswordSealed(blob))
+        #expect(blob.range(of: scalar) == nil)
+        #expect(blob.range(of: Data("hunter2".utf8)) == nil)
+        #expect(Self.code { _ = try keychain.store.sealer.openPasswordSecret(blob, sealedIn: current, password: nil) } == .authenticationNeeded)
+
+        // Finding the key needs the password too: the keychain cannot read its public key without it.
+        var search = ItemRequest(itemClass: .key)
+        search.attributes = [.applicationTag: .data(Data("app-key".utf8))]
+        search.returns = [.reference]
+        #expect(Self.code { _ = try keychain.search(search, context: Self.context) } == .authenticationNeeded)
+        search.authenticationUI = .skip
+        #expect(Self.code { _ = try keychain.search(search, context: Self.context) } == .itemNotFound)
+        search.authenticationUI = .allow
+        search.authentication.applicationPassword = Data("hunter3".utf8)
+        #expect(Self.code { _ = try keychain.search(search, context: Self.context) } == .authFailed)
+        search.authentication.applicationPassword = Data("hunter2".utf8)
+        guard case .key(let found)? = try keychain.search(search, context: Self.context).first?.reference else {
+            Issue.record("the key was not found with its password")
+            return
+        }
+        #expect(found == key)
+        // Its attributes need nothing.
+        search.returns = [.attributes]
+        search.authentication = ItemAuthentication()
+        #expect(try keychain.search(search, context: Self.context).count == 1)
+    }
+}

@@ -179,6 +179,47 @@ struct KeyAccessControlTests {
         }
     }
 
+    @Test("applicationPassword: the password set on the key's LAContext seals the generated key and serves each use without a prompt; another password is errSecAuthFailed; without one, Fail is errSecInteractionNotAllowed and each use asks through pinentry")
+    func applicationPasswordKeys() throws {
+        try TemporaryKeychain.run { environment in
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let owner = pinentry.context(.cancel)
+            owner.setCredential(Data("hunter2".utf8), type: .applicationPassword)
+            let key = try Self.generate([.applicationPassword, .privateKeyUsage], context: owner, settingPasscode: false)
+            let publicKey = try #require(SecKeyCopyPublicKey(key))
+            for _ in 0..<2 {
+                let (status, signature) = Self.signing(key)
+                #expect(status == errSecSuccess)
+                #expect(verifyStatus(publicKey, .ecdsaSignatureMessageX962SHA256, Self.message, try #require(signature)) == errSecSuccess)
+            }
+            #expect(pinentry.prompts == 0)
+            // The keychain holds the key: its data is not in this process, and exports only with the password.
+            #expect((SecKeyCopyAttributes(key) as? [String: Any])?[kSecValueData as String] == nil)
+            #expect(Self.exporting(try Self.find([kSecUseAuthenticationContext as String: owner])).data?.count == 97)
+
+            let intruder = pinentry.context(.cancel)
+            intruder.setCredential(Data("hunter3".utf8), type: .applicationPassword)
+            let wrong = copyMatching([
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag, kSecReturnRef as String: true,
+                kSecUseAuthenticationContext as String: intruder,
+            ])
+            #expect(wrong.status == errSecAuthFailed)
+            let failing = copyMatching([
+                kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag, kSecReturnRef as String: true,
+                kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
+            ])
+            #expect(failing.status == errSecInteractionNotAllowed)
+            #expect(pinentry.prompts == 0)
+
+            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "hunter2"))
+            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
+            let asked = try Self.find()
+            #expect(Self.signing(asked).status == errSecSuccess)
+            #expect(Self.signing(asked).status == errSecSuccess)
+            #expect(pinentry.prompts == 3)
+        }
+    }
+
     @Test("Reading a protected key's attributes and deleting it never ask")
     func attributesAndDeletion() throws {
         try TemporaryKeychain.run { environment in
