@@ -9,6 +9,13 @@ import KeychainCore
 /// has constraints or `.applicationPassword` is generated inside the keychain (`KeychainHandle.generateKey`; a token key in
 /// the keychain's TPM), which keeps it: the caller gets a reference (`SecKey` used through the
 /// keychain), so every use of the private key satisfies the constraint there.
+///
+/// A key generated without `kSecAttrIsPermanent` is never stored: its private half stays in the
+/// returned `SecKey` (a token key's as its TPM blob) and its access control is not enforced. For
+/// a software key that is Apple's behaviour too (the key is in the process's memory). For a token
+/// key Apple's Secure Enclave checks the access control on every use of such a key; here the
+/// process holds the blob and can reach the TPM itself, so only a TPM authorization policy bound
+/// to the key could enforce it, which this keychain does not make yet.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = [
