@@ -1,5 +1,6 @@
 import Foundation
 import KeychainCore
+import KeychainHardware
 import KeychainService
 import Testing
 
@@ -170,5 +171,123 @@ struct HeldKeyProtocolTests {
         #expect(representation.prefix(65) == held.publicKeyBytes)
         let scalar = representation.suffix(32)
         for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: scalar) == nil) }
+    }
+
+    @Test("A Secure Enclave key with constraints is made in the daemon's TPM: the client gets a reference, and no reply before the granted read of the item's data holds the TPM blob", .enabled(if: SwiftTPM.executable != nil))
+    func tokenKeyGeneratedInTheDaemon() throws {
+        let tpm = try SwiftTPM()
+        defer { tpm.stop() }
+        let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
+        let socket = try UnixSocket.connect(to: fixture.socket)
+        let path = fixture.root + "/keys.keychain-db"
+        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
+            Issue.record("the keychain was not created")
+            return
+        }
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [
+            .type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("token".utf8)),
+            .tokenID: .string(AsymmetricKey.secureEnclaveTokenID),
+        ]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
+        request.returns = [.reference]
+        let generated = try Self.response(socket, path, .generateKey(request, type: .ellipticCurve, bits: 256))
+        guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
+            Issue.record("no key was generated: \(generated.response)")
+            return
+        }
+        #expect(held.isHeldByKeychain)
+        #expect(!held.isHardwareBacked)
+        let item = try #require(held.keychainItemReference)
+        var search = ItemRequest(itemClass: .key)
+        search.attributes = [.applicationTag: .data(Data("token".utf8))]
+        search.returns = [.reference, .attributes]
+        let found = try Self.response(socket, path, .search(search))
+
+        let message = Data("message".utf8)
+        let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        var use = KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
+        guard case .failure(let refused) = try Self.response(socket, path, .useKey(use)).response else {
+            Issue.record("the token key signed without authentication")
+            return
+        }
+        #expect(refused.code == .interactionNotAllowed)
+        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return
+        }
+        use.authentication.grant = grant
+        let signed = try Self.response(socket, path, .useKey(use))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return
+        }
+        try held.publicKey().verify(algorithm, message, signature: signature)
+        var export = KeyUse(item: item, operation: .export, authentication: ItemAuthentication(grant: grant))
+        export.authenticationUI = .fail
+        guard case .failure(let exportRefused) = try Self.response(socket, path, .useKey(export)).response else {
+            Issue.record("the token key's private key was exported")
+            return
+        }
+        #expect(exportRefused.code == .unimplemented)
+
+        search.returns = [.data]
+        search.authentication.grant = grant
+        guard case .items(let items) = try Self.response(socket, path, .search(search)).response, let blob = items.first?.data else {
+            Issue.record("the item's data was not read with the grant")
+            return
+        }
+        #expect(AsymmetricKey.isHardwareRepresentation(blob))
+        // The blob's tail is its TPM2B_PRIVATE (encrypted to the TPM's storage key).
+        let wrapped = blob.suffix(48)
+        for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: wrapped) == nil) }
+    }
+}
+
+/// A software TPM (`swtpm` in socket mode) for one test: its state in a temporary directory, on a
+/// free-looking loopback port pair, answering once a TPM context opens on it; killed by `stop`.
+final class SwiftTPM {
+    /// `swtpm`'s path, nil when it is not installed.
+    static let executable = ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    let directory: String
+    let port: UInt16
+    private let process: Process
+
+    /// The TCTI string selecting it (`KEYCHAIN_TPM`).
+    var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
+
+    init() throws {
+        directory = NSTemporaryDirectory() + "swtpm-service-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = UInt16.random(in: 20_000...60_000)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable ?? "/usr/bin/swtpm")
+        process.arguments = [
+            "socket", "--tpm2", "--tpmstate", "dir=\(directory)",
+            "--server", "type=tcp,port=\(port),bindaddr=127.0.0.1", "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1",
+            "--flags", "not-need-init,startup-clear",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<500 where process.isRunning {
+            if let context = try? TPMContext(tcti: tcti, storageKey: false) {
+                context.close()
+                return
+            }
+            usleep(10_000)
+        }
+        stop()
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "swtpm did not answer on port \(port)"])
+    }
+
+    /// Kills the TPM and removes its state.
+    func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
     }
 }
