@@ -56,7 +56,7 @@ enum KeyGeneration {
 
         let privateKey: SecKey
         let publicKey: AsymmetricKey
-        if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type) {
+        if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type, inToken: inToken) {
             // The keychain keeps the private key: it is generated there, and this process gets a reference.
             let keychain = try ProcessKeychain.resolve()
             // A key sealed under an application password gets it from the key's context, else asks.
@@ -80,19 +80,23 @@ enum KeyGeneration {
     }
 
     /// The add request of a private key the keychain will hold (its access control has
-    /// constraints or an application password), for the keychain to generate the key into (in its TPM when the parameters
-    /// carry the Secure Enclave's token ID); nil for other keys.
-    private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType) throws -> ItemRequest? {
+    /// constraints or an application password), for the keychain to generate the key into (in
+    /// its TPM for `inToken`); nil for other keys.
+    ///
+    /// - Throws: `errSecParam` for a token ID below the top level of the parameters.
+    private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType, inToken: Bool) throws -> ItemRequest? {
         guard parameters[kSecAttrAccessControl as String] != nil else { return nil }
         var dictionary = parameters.filter { !generationOnly.contains($0.key) }
         dictionary[kSecClass as String] = .string(kSecClassKey as String)
         dictionary[kSecAttrKeyType as String] = .string(String(type.rawValue))
         dictionary[kSecAttrKeyClass as String] = .string(kSecAttrKeyClassPrivate as String)
         // A token key has no data yet: the add it becomes is checked with the key's data, in the keychain.
-        let token = dictionary.removeValue(forKey: kSecAttrTokenID as String)
+        guard dictionary.removeValue(forKey: kSecAttrTokenID as String) == nil || inToken else {
+            throw KeychainError.param("kSecAttrTokenID is given at the top level of the key generation parameters")
+        }
         var request = try RequestParser.parse(dictionary, for: .add)
         guard request.accessControl?.guardsSecret == true else { return nil }
-        if token != nil { request.attributes[.tokenID] = .string(AsymmetricKey.secureEnclaveTokenID) }
+        if inToken { request.attributes[.tokenID] = .string(AsymmetricKey.secureEnclaveTokenID) }
         request.returns = [.reference]
         return request
     }

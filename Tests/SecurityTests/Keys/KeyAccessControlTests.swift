@@ -220,6 +220,24 @@ struct KeyAccessControlTests {
         }
     }
 
+    @Test("kSecAttrTokenID inside kSecPrivateKeyAttrs of a key with constraints is errSecParam (it belongs at the top level), and nothing is stored")
+    func tokenIDBelowTheTopLevelIsRefused() throws {
+        try TemporaryKeychain.run { _ in
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .applicationPassword], nil))
+            let context = LAContext()
+            context.setCredential(Data("hunter2".utf8), type: .applicationPassword)
+            let parameters: Query = [
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                kSecPrivateKeyAttrs as String: [
+                    kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag, kSecAttrAccessControl as String: control,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave, kSecUseAuthenticationContext as String: context,
+                ] as [String: Any],
+            ]
+            #expect(errorCode { SecKeyCreateRandomKey(parameters as CFDictionary, $0) } == Int(errSecParam))
+            #expect(count([kSecClass as String: kSecClassKey]) == 0)
+        }
+    }
+
     @Test("Reading a protected key's attributes and deleting it never ask")
     func attributesAndDeletion() throws {
         try TemporaryKeychain.run { environment in
