@@ -131,9 +131,10 @@ final class FprintdDouble {
         try mock("Calls").first?.elements?.compactMap(\.text) ?? []
     }
 
-    /// Waits until the double has served `count` calls equal to `call`; false if they never come.
-    func waitForCalls(_ call: String, count: Int = 1) -> Bool {
-        for _ in 0..<3_000 {
+    /// Waits until the double has served `count` calls equal to `call`; false if they do not come
+    /// within about `seconds`.
+    func waitForCalls(_ call: String, count: Int = 1, seconds: Int = 30) -> Bool {
+        for _ in 0..<(seconds * 100) {
             if let calls = try? calls(), calls.filter({ $0 == call }).count >= count { return true }
             usleep(10_000)
         }
