@@ -2,6 +2,7 @@ import Foundation
 import KeychainAuthentication
 import KeychainCore
 @testable import KeychainService
+import KeychainTestSupport
 import LocalAuthentication
 import Testing
 
