@@ -73,17 +73,31 @@ struct KeyAndCertificateSyncTests {
         defer { [a, b].forEach { $0.stop() } }
         try server.enroll(a, b)
 
+        var publicKeys: [String: String] = [:]
         for (tag, mode) in [("stays-home", "local"), ("this-device", "this-device-only"), ("travels", "sync")] {
-            #expect(try a.client("generate-key", tag, mode).output.hasPrefix("0 04"))
+            let made = try a.client("generate-key", tag, mode).output
+            #expect(made.hasPrefix("0 04"))
+            publicKeys[tag] = String(made.dropFirst(2).dropLast())
         }
         // A synchronizable ThisDeviceOnly key is refused (errSecParam), as for any class.
         #expect(try a.client("generate-key", "refused", "this-device-only-sync").output == "-50\n")
         #expect(try a.client("count-class", "key").output == "0 3\n")
         #expect(try a.run("sync", "now").status == 0)
 
-        // The server holds one live record: the synchronizable key's.
-        let rows = try server.admin.execute("SELECT record_id FROM keychain_sync.record WHERE NOT deleted")
+        // The server holds one live record: the synchronizable key's, sealed and padded to a
+        // bucket (256 bytes or a power of two above), with neither the key (its public point is
+        // part of the private key's representation) nor its tag in the clear.
+        let rows = try server.admin.execute("SELECT record_id, ciphertext FROM keychain_sync.record WHERE NOT deleted")
         #expect(rows.count == 1)
+        let sealed = try #require(try rows.bytes(0, "ciphertext"))
+        let padded = sealed.count - 1 - (SyncCrypto.keyLength + SyncCrypto.boxOverhead) - SyncCrypto.boxOverhead
+        #expect(padded >= 256 && padded & (padded - 1) == 0)
+        for tag in ["travels", "stays-home", "this-device"] {
+            let point = try #require(SyncCrypto.bytes(hex: publicKeys[tag] ?? ""))
+            #expect(point.count == 65)
+            #expect(sealed.range(of: point) == nil)
+            #expect(sealed.range(of: Data(tag.utf8)) == nil)
+        }
         #expect(try b.run("sync", "now").status == 0)
         #expect(try b.client("count-class", "key").output == "0 1\n")
         #expect(try b.client("key-label", "travels").output == "0 travels\n")
