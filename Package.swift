@@ -200,6 +200,13 @@ let package = Package(
             dependencies: ["KeychainCore", "KeychainSQLite", "KeychainCrypto"],
             swiftSettings: strictFlags
         ),
+        // What several test targets start beside themselves: a private D-Bus, the scripted fprintd.
+        .target(
+            name: "KeychainTestSupport",
+            dependencies: ["KeychainDBus", "KeychainAuthentication"],
+            path: "Tests/KeychainTestSupport",
+            swiftSettings: strictFlags
+        ),
         // A program using `import Security` as an app does, for the daemon's tests.
         .executableTarget(
             name: "KeychainTestClient",
@@ -210,13 +217,16 @@ let package = Package(
 
         .testTarget(
             name: "KeychainServiceTests",
-            dependencies: ["KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient", "KeychainDBus"],
+            dependencies: [
+                "KeychainService", "KeychainDaemon", "KeychainCore", "keychaind", "SecurityTool", "KeychainTestClient", "KeychainDBus",
+                "KeychainTestSupport",
+            ],
             swiftSettings: strictFlags
         ),
         // Sync against a real PostgreSQL the tests start (initdb/pg_ctl), through the `security` binary.
         .testTarget(
             name: "KeychainSyncTests",
-            dependencies: ["KeychainSync", "KeychainCore", "KeychainService", "SecurityTool"],
+            dependencies: ["KeychainSync", "KeychainCore", "KeychainService", "SecurityTool", "KeychainTestClient"],
             swiftSettings: strictFlags
         ),
         .testTarget(
@@ -233,7 +243,7 @@ let package = Package(
             name: "LocalAuthenticationTests",
             dependencies: [
                 "LocalAuthentication", "KeychainAuthentication", "KeychainCore", "KeychainCrypto", "KeychainDBus",
-                "KeychainService", "SecurityTool", "keychaind", "KeychainTestClient",
+                "KeychainService", "SecurityTool", "keychaind", "KeychainTestClient", "KeychainTestSupport",
             ],
             swiftSettings: strictFlags
         ),

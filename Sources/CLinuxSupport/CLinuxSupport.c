@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -150,4 +151,19 @@ int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace) {
     if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
     return 0;
+}
+
+int clinux_wait_for_hang_up(int socket, int wake) {
+    struct pollfd entries[2] = {
+        { .fd = socket, .events = POLLRDHUP, .revents = 0 },
+        { .fd = wake, .events = POLLIN, .revents = 0 },
+    };
+    for (;;) {
+        if (poll(entries, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (entries[1].revents != 0) return 0;
+        if (entries[0].revents & (POLLRDHUP | POLLHUP | POLLERR)) return 1;
+    }
 }

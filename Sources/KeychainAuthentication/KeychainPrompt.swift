@@ -45,14 +45,25 @@ package enum KeychainPrompt {
     ///
     /// `.applicationPassword` is asked through pinentry when `applicationPassword` is nil, and
     /// what is entered is kept there (the keychain checks it when it opens the item).
+    ///
+    /// - Throws: `errSecAuthFailed` when the keychain locks while the user is asked (the prompt
+    ///   is withdrawn); `errSecUserCanceled` when the user or `cancellation` cancels.
     package static func satisfy(
         _ constraints: AccessControlPolicy.Flags, keychain: any KeychainHandle, grant: inout Data?,
         applicationPassword: inout SecureBytes?, settings: Settings, cancellation: PromptCancellation = PromptCancellation()
     ) throws {
-        try satisfyUser(constraints, keychain: keychain, grant: &grant, settings: settings, cancellation: cancellation)
-        if constraints.contains(.applicationPassword) && applicationPassword == nil {
-            applicationPassword = try askApplicationPassword(settings: settings, cancellation: cancellation)
+        // A keychain that locks while the user is asked withdraws the prompt (`LockWatch`).
+        let watch = settings.interactionNotAllowed ? nil : LockWatch(keychain: keychain, cancellation: cancellation)
+        defer { watch?.stop() }
+        do {
+            try satisfyUser(constraints, keychain: keychain, grant: &grant, settings: settings, cancellation: cancellation)
+            if constraints.contains(.applicationPassword) && applicationPassword == nil {
+                applicationPassword = try askApplicationPassword(settings: settings, cancellation: cancellation)
+            }
+        } catch where watch?.sawLock == true {
+            throw LockWatch.lockedError
         }
+        if watch?.sawLock == true { throw LockWatch.lockedError }
     }
 
     /// Asks for an item's application password.
@@ -81,7 +92,7 @@ package enum KeychainPrompt {
         let anyOne = constraints.contains(.or) || constraints.contains(.userPresence)
         if biometric || constraints.contains(.userPresence) {
             do {
-                grant = try keychain.authenticateBiometry(reason: settings.reason, grant: grant)
+                grant = try keychain.authenticateBiometry(reason: settings.reason, grant: grant, cancellation: cancellation)
                 if anyOne || !passcode { return }
             } catch let error as KeychainError where error.code == .authFailed && anyOne && passcode {
                 // Biometry could not serve: the passcode may.

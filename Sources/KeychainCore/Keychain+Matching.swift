@@ -422,6 +422,7 @@ extension Keychain {
             if record.accessControl?.hasConstraints == true {
                 throw KeychainError.param("an item with kSecAttrAccessControl is not synchronizable")
             }
+            try ItemRequest.requireSynchronizable(tokenID: record.attributes[.tokenID])
         }
         if record.protection == .whenPasscodeSetThisDeviceOnly && original.protection != .whenPasscodeSetThisDeviceOnly {
             try requirePasscodeClass(in: tx)

@@ -104,7 +104,13 @@ final class DaemonServer: Sendable {
             var response: ServiceResponse
             do {
                 let request = try ServiceMessageCoding.request(fromPayload: payload)
-                response = handler.handle(request, for: caller, cache: callers)
+                if case .authenticateBiometry = request.operation, let departure = PeerDeparture(watching: client.descriptor) {
+                    // Waits for a finger: a client that leaves meanwhile withdraws it.
+                    response = handler.handle(request, for: caller, cache: callers, withdrawal: departure.cancellation)
+                    if departure.stop() { return }
+                } else {
+                    response = handler.handle(request, for: caller, cache: callers)
+                }
             } catch {
                 response = .failure(KeychainError(.param, "the request could not be decoded"))
             }

@@ -25,9 +25,14 @@ struct RequestHandler: Sendable {
     /// daemon does not sync in the background (system mode, or turned off).
     var backgroundSync: BackgroundSync? = nil
 
-    func handle(_ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache()) -> ServiceResponse {
+    /// Carries out `request` for `caller`; `withdrawal`, when given, withdraws a request that
+    /// waits for the user (a fingerprint verification) from another thread: the client left.
+    func handle(
+        _ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache(),
+        withdrawal: (any BiometricCancellation)? = nil
+    ) -> ServiceResponse {
         do {
-            return try perform(request, for: caller, cache: cache)
+            return try perform(request, for: caller, cache: cache, withdrawal: withdrawal)
         } catch let error as KeychainError {
             return .failure(error)
         } catch {
@@ -35,7 +40,9 @@ struct RequestHandler: Sendable {
         }
     }
 
-    private func perform(_ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache) throws -> ServiceResponse {
+    private func perform(
+        _ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache, withdrawal: (any BiometricCancellation)?
+    ) throws -> ServiceResponse {
         let path = request.keychainPath
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the keychain path must be absolute") }
         try confinement?.requireInside(path)
@@ -85,11 +92,14 @@ struct RequestHandler: Sendable {
             // Grants the keychain issues serve only the process that obtained them.
             var context = caller.context
             context.peer = peer.grantOwner
-            return try perform(request.operation, on: EmbeddedKeychain(try open(path), context: context), caller: caller)
+            return try perform(
+                request.operation, on: EmbeddedKeychain(try open(path), context: context), caller: caller, withdrawal: withdrawal)
         }
     }
 
-    private func perform(_ operation: ServiceOperation, on keychain: EmbeddedKeychain, caller: CallerAccess) throws -> ServiceResponse {
+    private func perform(
+        _ operation: ServiceOperation, on keychain: EmbeddedKeychain, caller: CallerAccess, withdrawal: (any BiometricCancellation)?
+    ) throws -> ServiceResponse {
         // A peer's typed request passed only the wire codec's structural checks: the engine's own
         // checks come before the engine, as in-process they end the dictionary decoder.
         switch operation {
@@ -129,7 +139,13 @@ struct RequestHandler: Sendable {
         case .authenticate(let passcode, let grant):
             return .grant(try held.changingKeybag(of: keychain.path) { try keychain.authenticate(passcode: passcode, grant: grant) })
         case .authenticateBiometry(let reason, let grant):
-            return .grant(try keychain.authenticateBiometry(reason: reason, grant: grant))
+            let issued = try keychain.authenticateBiometry(reason: reason, grant: grant, cancellation: withdrawal)
+            guard withdrawal?.isCancelled != true else {
+                // The finger matched as the client left: nobody can use the grant.
+                try? keychain.revokeAuthentication(grant: issued)
+                throw BiometricOutcome.cancelledError
+            }
+            return .grant(issued)
         case .revokeAuthentication(let grant):
             try keychain.revokeAuthentication(grant: grant)
             return .done

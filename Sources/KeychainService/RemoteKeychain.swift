@@ -69,6 +69,17 @@ public struct RemoteKeychain: KeychainHandle {
         return issued
     }
 
+    /// Through keychaind, a cancel shuts the request's own connection down: the daemon stops its
+    /// reader at once (the device is released) and issues no grant.
+    public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
+        guard let cancellation else { return try authenticateBiometry(reason: reason, grant: grant) }
+        let request = ServiceRequest(keychainPath: path, operation: .authenticateBiometry(reason: reason, grant: grant))
+        guard case .grant(let issued) = try client.send(request, withdrawnBy: cancellation) else {
+            throw unexpected("authenticateBiometry")
+        }
+        return issued
+    }
+
     public func revokeAuthentication(grant: Data) throws { try expectDone(.revokeAuthentication(grant: grant)) }
 
     public func useKey(_ use: KeyUse) throws -> Data {

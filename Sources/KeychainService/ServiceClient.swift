@@ -113,6 +113,40 @@ public final class ServiceClient: Sendable {
         } catch {
             throw unavailable(error)
         }
+        let answer = try readResponse(on: connection)
+        checkIn(connection)
+        if case .failure(let error) = answer { throw error }
+        return answer
+    }
+
+    /// Sends `request`, one that waits for the user (a fingerprint verification), on a connection
+    /// of its own, and waits for the answer unless `cancellation` withdraws it first: the
+    /// connection is then shut down, which tells keychaind to stop the verification, and the call
+    /// throws `errSecUserCanceled`. A grant issued as the cancel came is revoked.
+    public func send(_ request: ServiceRequest, withdrawnBy cancellation: any BiometricCancellation) throws -> ServiceResponse {
+        var frame = try ServiceMessageCoding.frame(request)
+        defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
+        let connection = try connect()
+        let descriptor = connection.descriptor
+        cancellation.onCancel { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+        defer { cancellation.removeCancelAction() }
+        let answer = Result {
+            try rethrowingUnavailable { try connection.send(frame) }
+            return try readResponse(on: connection)
+        }
+        guard !cancellation.isCancelled else {
+            if case .success(.grant(let issued)) = answer {
+                _ = try? send(ServiceRequest(keychainPath: request.keychainPath, operation: .revokeAuthentication(grant: issued)))
+            }
+            throw BiometricOutcome.cancelledError
+        }
+        let response = try answer.get()
+        if case .failure(let error) = response { throw error }
+        return response
+    }
+
+    /// Reads one response from `connection`.
+    private func readResponse(on connection: UnixSocket) throws -> ServiceResponse {
         var buffer = Data()
         defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
         while true {
@@ -120,10 +154,7 @@ public final class ServiceClient: Sendable {
                 // The payload may hold a secret: zeroed once decoded (the response holds copies
                 // that are zeroed when released).
                 defer { payload.resetBytes(in: payload.startIndex..<payload.endIndex) }
-                let response = try ServiceMessageCoding.response(fromPayload: payload)
-                checkIn(connection)
-                if case .failure(let error) = response { throw error }
-                return response
+                return try ServiceMessageCoding.response(fromPayload: payload)
             }
             let more = try rethrowingUnavailable { try connection.receive(into: &buffer) }
             guard more else {

@@ -169,6 +169,7 @@ extension SyncEngine {
                 version: (previous?.version ?? 0) + 1, records: after, signer: state.deviceID, keys: keys)
             try writeManifest(manifest, replacing: previous?.version, on: connection)
             updated.manifestVersion = manifest.version
+            try remember(manifest, in: &updated)
             try connection.execute(
                 "SELECT pg_notify($1, $2)", [.text(channel(for: state.accountID)), .text(state.deviceID.uuidString.lowercased())])
             try updated.save(to: keychain)

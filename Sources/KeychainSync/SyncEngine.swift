@@ -54,6 +54,7 @@ package enum SyncEngine {
             trusted: [identity.deviceID.uuidString.lowercased(): TrustedDevice(signing: signing, agreement: agreement)])
         let manifest = try SyncManifest.make(version: 1, records: [:], signer: identity.deviceID, keys: keys)
         state.manifestVersion = manifest.version
+        try remember(manifest, in: &state)
         do {
             try connection.transaction {
                 let existing = try connection.execute("SELECT count(*) AS n FROM keychain_sync.account")
@@ -203,6 +204,7 @@ package enum SyncEngine {
                 continue
             }
         }
+        try publishCheckpoint(connection, state: &state)
         try connection.execute("SELECT keychain_sync.collect_tombstones() AS collected")
         return report
     }
@@ -256,7 +258,7 @@ package enum SyncEngine {
     ) throws -> ServerView {
         // One snapshot: the key epoch, the horizon, the manifest and the records agree with each
         // other.
-        let (horizon, manifestRows, rows) = try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
+        let (horizon, manifestRows, checkpointRows, rows) = try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") {
             let account = try connection.execute("SELECT account_id, gc_horizon, key_epoch FROM keychain_sync.account")
             guard account.count == 1, try account.uuid(0, "account_id") == state.accountID else {
                 throw SyncError(.refused, "the server's account is not the one this keychain joined")
@@ -269,13 +271,14 @@ package enum SyncEngine {
             let horizon = try account.integer(0, "gc_horizon")
             let full = state.lastSequence < horizon
             let manifest = try connection.execute("SELECT version, record_count, digest, signer, code FROM keychain_sync.manifest")
+            let checkpoints = try connection.execute(checkpointQuery)
             let rows = try connection.execute(
                 """
                 SELECT record_id, parent_key_id, generation, ciphertext, deleted, change_seq FROM keychain_sync.record
                 WHERE change_seq > $1 ORDER BY change_seq
                 """,
                 [.integer(full ? 0 : state.lastSequence)])
-            return (horizon, manifest, rows)
+            return (horizon, manifest, checkpoints, rows)
         }
         let full = state.lastSequence < horizon
         report.fullRefetch = full
@@ -334,6 +337,7 @@ package enum SyncEngine {
         let manifest: SyncManifest?
         do {
             manifest = try verifiedManifest(manifestRows, describing: serverRecords, state: state)
+            try checkCheckpoints(checkpointRows, against: manifest, state: &state)
         } catch let error as SyncError where error.code == .refused {
             report.refused.append(error.message)
             return ServerView(records: [:], manifestVersion: nil, local: [:])
@@ -416,7 +420,10 @@ package enum SyncEngine {
         }
         state.unsentDeletions = unsent.isEmpty ? nil : unsent
         state.lastSequence = lastSequence
-        if let manifest { state.manifestVersion = manifest.version }
+        if let manifest {
+            state.manifestVersion = manifest.version
+            try remember(manifest, in: &state)
+        }
         return ServerView(records: serverRecords, manifestVersion: manifest?.version, local: local)
     }
 
@@ -476,6 +483,7 @@ package enum SyncEngine {
         var records = server.records
         var counts = (uploaded: 0, deleted: 0)
         let version = (server.manifestVersion ?? 0) + 1
+        var written: SyncManifest?
         try connection.transaction {
             // The manifest's row first: its lock orders the account's uploads (and key rolls), so
             // each takes its change sequences after the previous one committed (a download never
@@ -527,6 +535,7 @@ package enum SyncEngine {
             }
             let manifest = try SyncManifest.make(version: version, records: records, signer: state.deviceID, keys: keys)
             try writeManifest(manifest, replacing: server.manifestVersion, on: connection)
+            written = manifest
             // Delivered when the transaction commits, to every device listening.
             try connection.execute(
                 "SELECT pg_notify($1, $2)", [.text(channel(for: state.accountID)), .text(state.deviceID.uuidString.lowercased())])
@@ -534,6 +543,7 @@ package enum SyncEngine {
         state.mirror = mirror
         state.unsentDeletions = nil
         state.manifestVersion = version
+        if let written { try remember(written, in: &state) }
         report.uploaded += counts.uploaded
         report.uploadedDeletions += counts.deleted
     }

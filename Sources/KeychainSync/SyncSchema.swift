@@ -22,9 +22,12 @@ import Foundation
 /// `collect_tombstones(lifetime)` that removes the calling role's tombstones older than `lifetime`
 /// (30 days by default) and raises its horizon, and `manifest` (the account's signed list of live
 /// records, `SyncManifest`).
+///
+/// Version 4 adds `checkpoint` (each device's signed claim of the newest manifest it has seen,
+/// `SyncCheckpoint`; removed with its device), for fork detection.
 package enum SyncSchema {
     /// The version this build writes.
-    package static let currentVersion = 3
+    package static let currentVersion = 4
 
     /// The statements that bring version `n - 1` to `n`, by `n`.
     static let migrations: [Int: [String]] = [
@@ -118,6 +121,21 @@ package enum SyncSchema {
             "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.join_request TO PUBLIC",
         ],
         3: operationsMigration,
+        4: [
+            """
+            CREATE TABLE keychain_sync.checkpoint (
+                owner name NOT NULL DEFAULT current_user,
+                device_id uuid NOT NULL,
+                version bigint NOT NULL CHECK (version > 0),
+                fingerprint bytea NOT NULL,
+                signature bytea NOT NULL,
+                PRIMARY KEY (owner, device_id),
+                FOREIGN KEY (owner, device_id) REFERENCES keychain_sync.device (owner, device_id) ON DELETE CASCADE)
+            """,
+            "ALTER TABLE keychain_sync.checkpoint ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY own_rows ON keychain_sync.checkpoint USING (owner = current_user) WITH CHECK (owner = current_user)",
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON keychain_sync.checkpoint TO PUBLIC",
+        ],
     ]
 
     /// Tombstone collection with a horizon, and the signed manifest.

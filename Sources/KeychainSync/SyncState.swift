@@ -45,6 +45,14 @@ struct SyncState: Codable {
     @CompactMirror var mirror: [String: MirrorEntry] = [:]
     /// The version of the account's manifest this device last verified or wrote (nil: none yet).
     var manifestVersion: Int64?
+    /// The fingerprints (hexadecimal) of the latest manifests this device verified or wrote, by
+    /// version (decimal text), to compare other devices' checkpoints with (nil: none yet).
+    var seenManifests: [String: String]?
+    /// The newest checkpoint version seen from each other device, by device id (a checkpoint
+    /// older than that is a replay).
+    var checkpointsSeen: [String: Int64]?
+    /// The manifest version of the last checkpoint this device published (nil: none yet).
+    var publishedCheckpoint: Int64?
     /// Records that lost a primary-key collision and are still to be deleted from the server, by
     /// record id, with the generation the deletion expects (they stay in the server's set until
     /// an upload deletes them).

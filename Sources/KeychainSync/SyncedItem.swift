@@ -2,19 +2,26 @@ import Foundation
 import KeychainCore
 
 /// A synchronizable item as it travels: its class, the attributes its owner sets (not the dates
-/// or digests the keychain maintains, not the synchronizable flag, which is implied) and its
-/// secret. Its encoding is the plaintext of a record; its primary-key digest says which local
-/// item it is.
+/// or digests the keychain maintains, not the synchronizable flag, which is implied, not the
+/// token ID, which only a key that never leaves its device has) and its secret (a password, a
+/// certificate's DER, a key's external representation). Its encoding is the plaintext of a
+/// record; its primary-key digest (the class's composite primary key, from the catalog) says
+/// which local item it is.
 struct SyncedItem: Equatable {
-    /// The classes that sync.
-    static let classes: [ItemClass] = [.genericPassword, .internetPassword]
+    /// The classes that sync: every stored class (an identity travels as its certificate and its
+    /// private key).
+    static let classes: [ItemClass] = ItemClass.stored
 
     let itemClass: ItemClass
     let attributes: [(AttributeDescriptor, AttributeValue)]
     let secret: Data
+    /// Whether the item lives in a token (a key made in the TPM: its data is a blob only that
+    /// TPM opens). Such an item never leaves its device.
+    let inToken: Bool
 
     static func == (lhs: SyncedItem, rhs: SyncedItem) -> Bool {
-        lhs.itemClass == rhs.itemClass && lhs.secret == rhs.secret && lhs.attributes.count == rhs.attributes.count
+        lhs.itemClass == rhs.itemClass && lhs.secret == rhs.secret && lhs.inToken == rhs.inToken
+            && lhs.attributes.count == rhs.attributes.count
             && zip(lhs.attributes, rhs.attributes).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
     }
 
@@ -22,28 +29,39 @@ struct SyncedItem: Equatable {
     init(_ result: ItemResult) {
         itemClass = result.itemClass
         var kept: [(AttributeDescriptor, AttributeValue)] = []
-        for (attribute, value) in result.attributes ?? [:]
-        where attribute.maintainer == .caller && attribute != .synchronizable && attribute != .accessControl {
-            kept.append((attribute, value))
+        var token = false
+        for (attribute, value) in result.attributes ?? [:] where attribute.maintainer == .caller && !Self.neverCarried.contains(attribute) {
+            if attribute == .tokenID {
+                token = token || value != attribute.emptyValue
+            } else {
+                kept.append((attribute, value))
+            }
         }
         attributes = kept.sorted { $0.0.ordinal < $1.0.ordinal }
         secret = result.data ?? Data()
+        inToken = token
     }
 
     private init(itemClass: ItemClass, attributes: [(AttributeDescriptor, AttributeValue)], secret: Data) {
         self.itemClass = itemClass
         self.attributes = attributes
         self.secret = secret
+        inToken = false
     }
+
+    /// Attributes a record never carries: the synchronizable flag (implied) and the access
+    /// control (a synchronizable item has none).
+    private static let neverCarried: Set<AttributeDescriptor> = [.synchronizable, .accessControl]
 
     /// The value of `attribute`.
     func value(_ attribute: AttributeDescriptor) -> AttributeValue? {
         attributes.first { $0.0 == attribute }?.1
     }
 
-    /// Whether it may leave this device: a synchronizable class, and not ThisDeviceOnly.
+    /// Whether it may leave this device: a synchronizable class, not in a token, and not
+    /// ThisDeviceOnly.
     var maySync: Bool {
-        guard Self.classes.contains(itemClass) else { return false }
+        guard Self.classes.contains(itemClass), !inToken else { return false }
         guard let text = value(.accessible)?.stringValue else { return true }
         return Protection(rawValue: text).map { !$0.isThisDeviceOnly } ?? false
     }
@@ -84,7 +102,8 @@ struct SyncedItem: Equatable {
         return request
     }
 
-    /// The changes that make the local item with its primary key equal to it.
+    /// The changes that make the local item with its primary key equal to it (a carried item has
+    /// no token ID to change).
     func changes() -> ItemChanges {
         var changes = ItemChanges()
         for (attribute, value) in attributes { changes.attributes[attribute] = value }
@@ -136,8 +155,11 @@ struct SyncedItem: Equatable {
         guard count <= 256 else { throw SyncError(.refused, "a record holds too many attributes") }
         var attributes: [(AttributeDescriptor, AttributeValue)] = []
         for _ in 0..<count {
-            guard let attribute = AttributeCatalog.descriptor(named: try reader.text()), attribute.belongs(to: itemClass),
-                attribute.maintainer == .caller, attribute != .synchronizable, attribute != .accessControl,
+            let attribute = AttributeCatalog.descriptor(named: try reader.text())
+            guard attribute != .tokenID else {
+                throw SyncError(.refused, "a record holds a token's key, which never leaves its device")
+            }
+            guard let attribute, attribute.belongs(to: itemClass), attribute.maintainer == .caller, !neverCarried.contains(attribute),
                 !attributes.contains(where: { $0.0 == attribute })
             else { throw SyncError(.refused, "a record holds an attribute its class does not have") }
             let kind = try reader.take(1).first!

@@ -28,6 +28,12 @@ struct KeyHolder: Sendable {
         }
     }
 
+    /// The holder for the keys `request`'s results return: nil when it returns no references
+    /// (only a `SecKey` a result returns needs one).
+    static func forResults(of request: ItemRequest, keychain: any KeychainHandle, entries: RequestEntries) -> KeyHolder? {
+        request.returns.contains(.reference) ? KeyHolder(keychain: keychain, entries: entries) : nil
+    }
+
     /// A key with no context: the process's keychain, each use asking.
     static let process = KeyHolder(keychain: nil, entries: RequestEntries())
 

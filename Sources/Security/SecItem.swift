@@ -39,7 +39,8 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let keychain = try ProcessKeychain.resolve()
         let added = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.add($0) }
         if let result, let added {
-            result.pointee = ResultBridge.item(for: added, returns: request.returns, holder: KeyHolder(keychain: keychain, entries: entries))
+            result.pointee = ResultBridge.item(
+                for: added, returns: request.returns, holder: KeyHolder.forResults(of: request, keychain: keychain, entries: entries))
         }
     }
 }
@@ -66,7 +67,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let found = try AuthenticatedCall.run(request, entries: entries, keychain: keychain) { try keychain.search($0) }
         if let result {
             result.pointee = ResultBridge.object(
-                found, returns: request.returns, limit: request.matchLimit ?? .one, holder: KeyHolder(keychain: keychain, entries: entries))
+                found, returns: request.returns, limit: request.matchLimit ?? .one,
+                holder: KeyHolder.forResults(of: request, keychain: keychain, entries: entries))
         }
     }
 }

@@ -1,18 +1,21 @@
 import Foundation
 import KeychainDBus
+import KeychainTestSupport
 
 /// A private bus standing for the system bus, with python-dbusmock's `logind` template serving
 /// `org.freedesktop.login1` on it: a test starts keychaind with `DBUS_SYSTEM_BUS_ADDRESS` set to
 /// `address`, adds sessions and makes logind emit its signals through the mock's own methods.
 final class LogindBus {
     let directory: String
-    /// The bus's address.
-    let address: String
     /// The mock's log: one line per call it served (`Get <path> <interface>.<property>`, …).
     let mockLog: String
-    private var processes: [Process] = []
+    private let bus: PrivateBus
+    private var mock: Process?
+
+    /// The bus's address.
+    var address: String { bus.address }
     /// The test's own connection, which drives the mock.
-    private let connection: DBusConnection
+    private var connection: DBusConnection { bus.connection }
 
     static let manager = "/org/freedesktop/login1"
     static let mockInterface = "org.freedesktop.DBus.Mock"
@@ -20,55 +23,27 @@ final class LogindBus {
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("logind-test-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        address = "unix:path=\(directory)/system_bus_socket"
         mockLog = directory + "/logind-mock.log"
-        processes.append(try Self.start("/usr/bin/dbus-daemon", ["--session", "--address=\(address)", "--nofork", "--nopidfile"]))
-        var bus: DBusConnection?
-        for _ in 0..<2_000 where bus == nil {
-            bus = try? DBusConnection(address: DBusAddress(address))
-            if bus == nil { usleep(5_000) }
-        }
-        guard let bus else { throw DBusError.connectionFailed("the test's dbus-daemon did not answer") }
-        connection = bus
+        bus = try PrivateBus(directory: directory)
         // Debian's python3-dbusmock (the system python, not one a version manager put first).
-        processes.append(try Self.start("/usr/bin/python3", ["-m", "dbusmock", "--template", "logind", "-l", mockLog],
-                  environment: ["DBUS_SYSTEM_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]))
+        mock = try QuietProcess.start("/usr/bin/python3", ["-m", "dbusmock", "--template", "logind", "-l", mockLog],
+                                      environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"])
         for _ in 0..<4_000 {
-            let owner = try? connection.callSynchronously(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetNameOwner", arguments: [.string("org.freedesktop.login1")])
-            if owner != nil { return }
+            if bus.owner(of: "org.freedesktop.login1") != nil { return }
             usleep(5_000)
         }
         throw DBusError.connectionFailed("python3-dbusmock's logind did not appear on the bus")
     }
 
     deinit {
-        connection.close()
-        stopBus()
-        for process in processes where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        QuietProcess.end(mock)
+        bus.stop()
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private static func start(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
     }
 
     /// Kills the bus (SIGKILL): every connection to it breaks.
     func stopBus() {
-        guard let bus = processes.first, bus.isRunning else { return }
-        kill(bus.processIdentifier, SIGKILL)
-        bus.waitUntilExit()
+        bus.stop()
     }
 
     /// Adds a login session `id` of `uid` (dbusmock's `AddSession`); returns its object path.

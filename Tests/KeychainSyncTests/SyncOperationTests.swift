@@ -14,15 +14,15 @@ struct SyncOperationTests {
         defer { device.stop() }
         let first = try device.run("sync", "init-server", server.conninfo())
         #expect(first.status == 0)
-        #expect(first.output == "sync schema version 3 created\n")
+        #expect(first.output == "sync schema version 4 created\n")
         #expect(first.error.isEmpty)
         let again = try device.run("sync", "init-server", server.conninfo())
-        #expect(again.output == "sync schema version 3 is current\n")
+        #expect(again.output == "sync schema version 4 is current\n")
         let admin = try PostgresConnection(server.conninfo())
         try admin.execute("UPDATE keychain_sync.schema_version SET version = 99")
         let newer = try device.run("sync", "init-server", server.conninfo())
         #expect(newer.status == 1)
-        #expect(newer.error == "security: sync init-server: the server's sync schema is version 99, newer than this tool's 3\n")
+        #expect(newer.error == "security: sync init-server: the server's sync schema is version 99, newer than this tool's 4\n")
     }
 
     /// Installs the schema at `version` by its own migrations, as an older build would have, with
@@ -39,7 +39,7 @@ struct SyncOperationTests {
             [.uuid(UUID())])
     }
 
-    @Test("init-server upgrades a version 1 schema to version 3, keeping its rows")
+    @Test("init-server upgrades a version 1 schema to version 4, keeping its rows")
     func initServerUpgradesFromOne() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -48,14 +48,14 @@ struct SyncOperationTests {
         let device = try SyncDevice()
         defer { device.stop() }
         let upgrade = try device.run("sync", "init-server", server.conninfo())
-        #expect(upgrade.output == "sync schema upgraded from version 1 to 3\n")
+        #expect(upgrade.output == "sync schema upgraded from version 1 to 4\n")
         #expect(try admin.execute("SELECT key_epoch FROM keychain_sync.account").integer(0, "key_epoch") == 1)
         #expect(try admin.execute("SELECT gc_horizon FROM keychain_sync.account").integer(0, "gc_horizon") == 0)
         #expect(try admin.execute("SELECT count(*) AS n FROM keychain_sync.join_request").integer(0, "n") == 0)
         #expect(try admin.execute("SELECT count(*) AS n FROM keychain_sync.manifest").integer(0, "n") == 0)
     }
 
-    @Test("init-server upgrades a version 2 (device trust) schema to version 3, keeping its rows")
+    @Test("init-server upgrades a version 2 (device trust) schema to version 4, keeping its rows")
     func initServerUpgradesFromTwo() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -65,12 +65,13 @@ struct SyncOperationTests {
         let device = try SyncDevice()
         defer { device.stop() }
         let upgrade = try device.run("sync", "init-server", server.conninfo())
-        #expect(upgrade.output == "sync schema upgraded from version 2 to 3\n")
+        #expect(upgrade.output == "sync schema upgraded from version 2 to 4\n")
         #expect(try admin.execute("SELECT key_epoch FROM keychain_sync.account").integer(0, "key_epoch") == 4)
         #expect(try admin.execute("SELECT gc_horizon FROM keychain_sync.account").integer(0, "gc_horizon") == 0)
         #expect(try admin.execute("SELECT count(*) AS n FROM keychain_sync.manifest").integer(0, "n") == 0)
+        #expect(try admin.execute("SELECT count(*) AS n FROM keychain_sync.checkpoint").integer(0, "n") == 0)
         let again = try device.run("sync", "init-server", server.conninfo())
-        #expect(again.output == "sync schema version 3 is current\n")
+        #expect(again.output == "sync schema version 4 is current\n")
     }
 
     @Test("with the server down, writes succeed locally, sync now fails clearly and status counts them as pending")

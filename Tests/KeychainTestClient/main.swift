@@ -12,6 +12,7 @@
 //       evaluates biometry on an LAContext before any other use of the keychain (prints
 //       "evaluated", or "failed <LAError code>"), unlocks the keychain with the passcode (an app
 //       on an unlocked device), then reads the item with that context (kSecUseAuthenticationContext).
+//   keys, certificates and identities: see KeyCommands.swift.
 import Foundation
 import LocalAuthentication
 @_spi(Testing) import Security
@@ -90,6 +91,9 @@ case ("find-after-biometry", 4):
     let status = SecItemCopyMatching(search as CFDictionary, &result)
     print(status, (result as? Data).map { String(decoding: $0, as: UTF8.self) } ?? "")
 default:
-    FileHandle.standardError.write(Data("usage: keychain-test-client add|find|count …\n".utf8))
-    exit(2)
+    // The key, certificate and identity commands (KeyCommands.swift).
+    guard runKeyCommand(arguments) else {
+        FileHandle.standardError.write(Data("usage: keychain-test-client add|find|count|generate-key|sign|… (see its sources)\n".utf8))
+        exit(2)
+    }
 }

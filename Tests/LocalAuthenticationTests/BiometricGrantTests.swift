@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAuthentication
 import KeychainCore
+import KeychainTestSupport
 import LocalAuthentication
 import Security
 import Testing

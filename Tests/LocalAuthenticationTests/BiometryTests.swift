@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAuthentication
 @_spi(Testing) import KeychainCore
+import KeychainTestSupport
 import LocalAuthentication
 import Testing
 

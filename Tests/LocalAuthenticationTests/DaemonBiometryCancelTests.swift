@@ -2,6 +2,7 @@ import Foundation
 import KeychainAuthentication
 import KeychainCore
 @testable import KeychainService
+import KeychainTestSupport
 import LocalAuthentication
 import Testing
 
@@ -10,11 +11,11 @@ import Glibc
 #endif
 
 /// An `LAContext` whose keychain is in `keychaind`: the daemon verifies the finger with its own
-/// reader (the scripted fprintd, on the bus the daemon was started with), and the context stops
-/// waiting for it when invalidated.
+/// reader (the scripted fprintd, on the bus the daemon was started with), and invalidating the
+/// context stops the daemon's verification too.
 @Suite("LAContext biometry through keychaind", .serialized)
 struct DaemonBiometryCancelTests {
-    @Test("invalidate() during a verification keychaind runs ends the evaluation with LAError.appCancel while the daemon still waits for a finger; no grant is kept")
+    @Test("invalidate() during a verification keychaind runs ends the evaluation with LAError.appCancel, the daemon stops its reader and releases the device long before the reader's timeout, and no grant is kept")
     func invalidateWhileTheDaemonVerifies() throws {
         let fprintd = try FprintdDouble()
         let directory = try TestDirectory()
@@ -41,15 +42,23 @@ struct DaemonBiometryCancelTests {
         let pinentry = PinentryDouble(directory: directory.path)
         let context = LAContext.testing(pinentry.environment(.cancel), authority: authority, fingerprints: fprintd.verifier())
 
-        // No finger ever touches: the daemon's verification ends only at its reader's timeout.
+        // No finger ever touches: only the cancel can end the daemon's verification early.
         let pending = Evaluation { context.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "r", reply: $0) }
         #expect(fprintd.waitForCalls("VerifyStart any"))
         context.invalidate()
         let (success, error) = pending.result()
         #expect(!success)
         #expect(laCode(error) == .appCancel)
-        // The reply came before the daemon's verification ended: fprintd still holds the claim.
-        #expect(try !fprintd.calls().contains("Release"))
         #expect(context.grant(forKeychainAt: path) == nil)
+        // The daemon stopped waiting for a finger: it stopped the verification and released the
+        // device, well within the reader's 30-second wait for a touch.
+        #expect(fprintd.waitForCalls("VerifyStop", seconds: 10))
+        #expect(fprintd.waitForCalls("Release", seconds: 10))
+        // The device is free again: the next context's verification claims it and matches.
+        try fprintd.setScript([[("verify-match", true)]])
+        let next = LAContext.testing(pinentry.environment(.cancel), authority: authority, fingerprints: fprintd.verifier())
+        let (matched, failure) = Evaluation { next.evaluatePolicy(.deviceOwnerAuthenticationWithBiometrics, localizedReason: "r", reply: $0) }.result()
+        #expect(matched, "\(String(describing: failure))")
+        #expect(next.grant(forKeychainAt: path) != nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import KeychainTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -70,6 +71,31 @@ struct KeychainBiometryTests {
         let refused = try Self.run(["find-generic-password", "-a", "me", "-s", "vault", "-w"], home: home, bus: fprintd.address)
         #expect(refused.status != 0)
         #expect(!refused.output.contains("finger-secret"))
+    }
+
+    @Test("A reader locked out by five wrong fingers: reading a biometryAny item is errSecAuthFailed (exit 51) and asks no finger")
+    func lockoutDuringARead() throws {
+        let fprintd = try FprintdDouble()
+        try fprintd.setReader(present: true)
+        try fprintd.setEnrolled(["right-index-finger"])
+        let home = NSTemporaryDirectory() + "keychain-biometry-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let add = try Self.run(
+            ["add-generic-password", "-a", "me", "-s", "vault", "-w", "finger-secret", "-A", "biometryAny"], home: home, bus: fprintd.address)
+        try #require(add.status == 0, "add failed with \(add.status)")
+        try fprintd.setScript(Array(repeating: [("verify-no-match", true)], count: 5))
+        for _ in 0..<5 {
+            let refused = try Self.run(["find-generic-password", "-a", "me", "-s", "vault", "-w"], home: home, bus: fprintd.address)
+            #expect(refused.status == 51)
+            if (try fprintd.calls().filter { $0.hasPrefix("VerifyStart") }.count) >= 5 { break }
+        }
+        let startsBefore = try fprintd.calls().filter { $0.hasPrefix("VerifyStart") }.count
+        #expect(startsBefore == 5)
+        try fprintd.setScript([[("verify-match", true)]])
+        let lockedOut = try Self.run(["find-generic-password", "-a", "me", "-s", "vault", "-w"], home: home, bus: fprintd.address)
+        #expect(lockedOut.status == 51)
+        #expect(!lockedOut.output.contains("finger-secret"))
+        #expect(try fprintd.calls().filter { $0.hasPrefix("VerifyStart") }.count == startsBefore)
     }
 
     @Test("An app's LAContext evaluated with a finger reads a biometryCurrentSet item without a second finger, in-process and through keychaind")

@@ -1,6 +1,7 @@
 import Foundation
 import KeychainAuthentication
 import KeychainCore
+import KeychainTestSupport
 import Testing
 
 /// The reader a daemon serving several users (`keychaind --system`) gives each user's keychain:

@@ -9,14 +9,8 @@ import KeychainSQLite
 struct DamagedItemCommandTests {
     @Test("find and delete report errSecDecode (exit 93) for a damaged item; the other items stay readable")
     func damagedItem() throws {
-        let directory = try TemporaryDirectory("damaged-cli")
-        let home = directory.file("home")
-        func security(_ arguments: String...) throws -> ChildProcess {
-            try Executables.runSecurity(arguments, home: home, in: directory.path)
-        }
-        #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "first-secret").exitCode == 0)
-        #expect(try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "second-secret").exitCode == 0)
-        let connection = try SQLiteConnection(path: home + "/swift-keychain/login.keychain-db")
+        let keychain = try TwoItemKeychain("damaged-cli")
+        let connection = try keychain.database()
         // Byte 31 set to a value it does not hold (a fixed value would change nothing one time in 256).
         try connection.execute(
             """
@@ -25,17 +19,17 @@ struct DamagedItemCommandTests {
             WHERE rowid = 1
             """)
 
-        let damaged = try security("find-generic-password", "-a", "one", "-s", "svc", "-w")
+        let damaged = try keychain.security("find-generic-password", "-a", "one", "-s", "svc", "-w")
         #expect(damaged.exitCode == 93)
         #expect(damaged.error.contains("Unable to decode the provided data"), "\(damaged.error)")
         #expect(!damaged.output.contains("secret"))
-        #expect(try security("find-generic-password", "-a", "two", "-s", "svc", "-w").output == "second-secret\n")
-        let dump = try security("dump-keychain", "-d")
+        #expect(try keychain.security("find-generic-password", "-a", "two", "-s", "svc", "-w").output == "second-secret\n")
+        let dump = try keychain.security("dump-keychain", "-d")
         #expect(dump.exitCode == 0 && dump.output.contains("second-secret") && !dump.output.contains("first-secret"))
         // The command prints the item it deletes, which it cannot read; SecItemDelete removes it.
-        let delete = try security("delete-generic-password", "-a", "one", "-s", "svc")
+        let delete = try keychain.security("delete-generic-password", "-a", "one", "-s", "svc")
         #expect(delete.exitCode == 93 && delete.error.contains("security: the damaged item was deleted"), "\(delete.error)")
-        #expect(try security("delete-generic-password", "-a", "two", "-s", "svc").exitCode == 0)
+        #expect(try keychain.security("delete-generic-password", "-a", "two", "-s", "svc").exitCode == 0)
     }
 }
 
@@ -45,27 +39,21 @@ struct DamagedItemCommandTests {
 struct RemovedRowCommandTests {
     @Test("a removed row: find exits 93 saying the keychain is damaged, dump-keychain warns, delete by key ends the damage")
     func removedRow() throws {
-        let directory = try TemporaryDirectory("removed-cli")
-        let home = directory.file("home")
-        func security(_ arguments: String...) throws -> ChildProcess {
-            try Executables.runSecurity(arguments, home: home, in: directory.path)
-        }
-        #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "first-secret").exitCode == 0)
-        #expect(try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "second-secret").exitCode == 0)
-        let connection = try SQLiteConnection(path: home + "/swift-keychain/login.keychain-db")
+        let keychain = try TwoItemKeychain("removed-cli")
+        let connection = try keychain.database()
         try connection.execute("DELETE FROM items WHERE rowid = 1")
 
-        let find = try security("find-generic-password", "-a", "one", "-s", "svc", "-w")
+        let find = try keychain.security("find-generic-password", "-a", "one", "-s", "svc", "-w")
         #expect(find.exitCode == 93, "\(find.error)")
         #expect(find.error.contains("security: the keychain is damaged"), "\(find.error)")
-        let dump = try security("dump-keychain", "-d")
+        let dump = try keychain.security("dump-keychain", "-d")
         #expect(dump.exitCode == 0 && dump.output.contains("second-secret"))
         #expect(dump.error.contains("is damaged: 1 item is missing from its database"), "\(dump.error)")
         // The command prints the item it deletes, which it cannot read; SecItemDelete removes it.
-        let delete = try security("delete-generic-password", "-a", "one", "-s", "svc")
+        let delete = try keychain.security("delete-generic-password", "-a", "one", "-s", "svc")
         #expect(delete.exitCode == 93 && delete.error.contains("security: the damaged item was deleted"), "\(delete.error)")
-        #expect(try security("find-generic-password", "-a", "one", "-s", "svc", "-w").exitCode == 44)
-        #expect(try security("dump-keychain").error.isEmpty)
+        #expect(try keychain.security("find-generic-password", "-a", "one", "-s", "svc", "-w").exitCode == 44)
+        #expect(try keychain.security("dump-keychain").error.isEmpty)
     }
 
     @Test("a database copied without its -wal file before anything reached it: security says the keychain is damaged, and creates nothing")
@@ -89,5 +77,30 @@ struct RemovedRowCommandTests {
         let add = try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "x")
         #expect(add.exitCode == 49)
         #expect((try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) == 0)
+    }
+}
+
+/// A default keychain (under its own home) holding two generic passwords of service "svc":
+/// account "one" (secret "first-secret", row 1) and "two" ("second-secret"), made through the
+/// `security` command.
+struct TwoItemKeychain {
+    let directory: TemporaryDirectory
+    let home: String
+
+    init(_ name: String) throws {
+        directory = try TemporaryDirectory(name)
+        home = directory.file("home")
+        #expect(try security("add-generic-password", "-a", "one", "-s", "svc", "-w", "first-secret").exitCode == 0)
+        #expect(try security("add-generic-password", "-a", "two", "-s", "svc", "-w", "second-secret").exitCode == 0)
+    }
+
+    /// Runs `security` with `arguments` on this keychain.
+    func security(_ arguments: String...) throws -> ChildProcess {
+        try Executables.runSecurity(arguments, home: home, in: directory.path)
+    }
+
+    /// The keychain's database, opened directly (behind the keychain's back).
+    func database() throws -> SQLiteConnection {
+        try SQLiteConnection(path: home + "/swift-keychain/login.keychain-db")
     }
 }

@@ -52,6 +52,31 @@ struct AccessControlEnforcementSecItemTests {
         }
     }
 
+    @Test("The keychain locking while the passcode is asked withdraws the prompt: the read fails with errSecAuthFailed at once, not at the prompt's timeout")
+    func lockWithdrawsThePrompt() throws {
+        try TemporaryKeychain.run { environment in
+            try Self.prepare(.devicePasscode)
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            let context = pinentry.context(.hang)
+            let locked = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                for _ in 0..<3_000 where !pinentry.receivedLines.contains("GETPIN") { usleep(10_000) }
+                #expect(SecDataProtectionTesting.lock() == errSecSuccess)
+                locked.signal()
+            }
+            let (status, result) = Self.read([kSecUseAuthenticationContext as String: context])
+            locked.wait()
+            // The prompt's own timeout (30 s) would have ended it as errSecInteractionNotAllowed.
+            #expect(status == errSecAuthFailed)
+            #expect(result == nil)
+            #expect(pinentry.prompts == 1)
+            // The same context, after the passcode unlocks the keychain again, opens the item.
+            #expect(SecDataProtectionTesting.unlock(Data(Self.passcode.utf8)) == errSecSuccess)
+            let again = Self.read([kSecUseAuthenticationContext as String: pinentry.context(.pin, pin: Self.passcode)])
+            #expect(again.status == errSecSuccess)
+        }
+    }
+
     @Test("One LAContext: the passcode is asked once for two reads; without a context each read asks")
     func contextReuse() throws {
         try TemporaryKeychain.run { environment in

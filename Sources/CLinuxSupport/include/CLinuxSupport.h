@@ -51,4 +51,9 @@ ssize_t clinux_receive_with_sender(int socket, void *buffer, size_t length, pid_
 /// thread starts. Returns 0 or an errno.
 int clinux_become_user(uid_t uid, gid_t gid, int keep_ptrace);
 
+/// Waits until the peer of the connected stream `socket` closes its end or shuts down its writing
+/// (POLLRDHUP, which glibc declares only with _GNU_SOURCE), or until `wake` becomes readable.
+/// Returns 1 when the peer left, 0 when woken, -1 with errno on failure.
+int clinux_wait_for_hang_up(int socket, int wake);
+
 #endif

@@ -71,7 +71,7 @@ extension BiometricOutcome {
     }
 
     /// The keychain's error for a verification the user or the caller cancelled.
-    static let cancelledError = KeychainError(.userCanceled, "the biometric check was cancelled")
+    package static let cancelledError = KeychainError(.userCanceled, "the biometric check was cancelled")
 
     /// The keychain's error when biometry cannot be used (`reason`, when not empty, says why).
     static func unavailableError(_ reason: String) -> KeychainError {

@@ -21,7 +21,7 @@ extension ItemRequest {
     /// - a match limit counts zero or more items;
     /// - an add of an identity has one, an add of a key has its key type, and an add does not
     ///   combine `kSecAttrAccessible` with an access control, nor make an item synchronizable
-    ///   that has an access control or a `ThisDeviceOnly` accessibility;
+    ///   that has an access control, a `ThisDeviceOnly` accessibility or a token ID;
     /// - a search by persistent reference names nothing else, and only internet passwords are
     ///   searched by host or subdomain (`errSecUnimplemented` otherwise).
     ///
@@ -95,6 +95,7 @@ extension ItemRequest {
         if synchronizable == .only(true) {
             let protection = accessControl?.protection ?? attributes[.accessible]?.stringValue.flatMap(Protection.init)
             try Self.requireSynchronizable(protection: protection, accessControl: accessControl)
+            try Self.requireSynchronizable(tokenID: attributes[.tokenID])
         }
     }
 
@@ -122,6 +123,16 @@ extension ItemRequest {
     /// Checks a value or secret's size against `maximumValueSize`.
     static func requireSize(_ count: Int, of what: String) throws {
         guard count <= maximumValueSize else { throw KeychainError.param("\(what) is larger than the keychain accepts") }
+    }
+
+    /// Checks that an item with token ID `tokenID` may be synchronizable: an item in a token (a
+    /// key made in the TPM) never leaves its device, so only one without a token ID (or with an
+    /// empty one) is.
+    ///
+    /// - Throws: `errSecParam`.
+    public static func requireSynchronizable(tokenID: AttributeValue?) throws {
+        guard let tokenID, tokenID != AttributeDescriptor.tokenID.emptyValue else { return }
+        throw KeychainError.param("an item in a token (kSecAttrTokenID) never leaves its device and is not synchronizable")
     }
 
     /// Checks that an item with `protection` and `accessControl` may be synchronizable: no

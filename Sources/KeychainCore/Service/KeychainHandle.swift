@@ -76,9 +76,10 @@ public protocol KeychainHandle: Sendable {
 }
 
 extension KeychainHandle {
-    /// A keychain in another process cannot stop its reader: the call runs on a thread of its own
+    /// For a handle that cannot withdraw the call itself: the call runs on a thread of its own
     /// and a cancel ends the wait for it at once (`errSecUserCanceled`); the verification goes on
-    /// there until the reader ends it, and a grant it then issues is revoked.
+    /// until the reader ends it, and a grant it then issues is revoked. (`RemoteKeychain` does
+    /// withdraw it: keychaind stops its reader when the request's connection is shut down.)
     public func authenticateBiometry(reason: String, grant: Data?, cancellation: (any BiometricCancellation)?) throws -> Data {
         guard let cancellation else { return try authenticateBiometry(reason: reason, grant: grant) }
         let call = AbandonableCall()

@@ -62,7 +62,13 @@ final class SyncDevice: @unchecked Sendable {
     }
 
     /// The built `security` executable, next to the test bundle.
-    static let executable: String = {
+    static let executable = built("security")
+
+    /// The built `keychain-test-client` (a program using `import Security` as an app would).
+    static let client = built("keychain-test-client")
+
+    /// The path of the built executable `name`, next to the test bundle.
+    private static func built(_ name: String) -> String {
         var candidates: [URL] = []
         if let first = CommandLine.arguments.first {
             candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
@@ -70,15 +76,21 @@ final class SyncDevice: @unchecked Sendable {
         candidates.append(Bundle.main.bundleURL)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
         for directory in candidates {
-            let url = directory.appendingPathComponent("security")
+            let url = directory.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url.path }
         }
-        fatalError("the security executable was not built next to the tests (looked in \(candidates))")
-    }()
+        fatalError("\(name) was not built next to the tests (looked in \(candidates))")
+    }
 
     /// Runs `security` with `arguments` as this device.
     func run(_ arguments: String...) throws -> ToolRun {
         try start(arguments, output: home + "/.stdout", error: home + "/.stderr").wait()
+    }
+
+    /// Runs `keychain-test-client` with `arguments` as this device (SecItem and SecKey calls on
+    /// its keychain, through its keychaind in daemon mode).
+    func client(_ arguments: String...) throws -> ToolRun {
+        try start(arguments, output: home + "/.stdout", error: home + "/.stderr", executable: Self.client).wait()
     }
 
     /// A run of `security` started and not waited for yet.
@@ -134,7 +146,7 @@ final class SyncDevice: @unchecked Sendable {
         return try start(arguments, output: home + "/.stdout-\(name)", error: home + "/.stderr-\(name)")
     }
 
-    private func start(_ arguments: [String], output: String, error: String) throws -> RunningTool {
+    private func start(_ arguments: [String], output: String, error: String, executable: String = SyncDevice.executable) throws -> RunningTool {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -149,15 +161,15 @@ final class SyncDevice: @unchecked Sendable {
             environment[ServiceLocation.modeVariable] = "daemon"
         }
         environment["KEYCHAIN_SYNC_BACKGROUND"] = background ? nil : "off"
-        let argv: [UnsafeMutablePointer<CChar>?] = ([Self.executable] + arguments).map { strdup($0) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
         var child: pid_t = 0
-        guard posix_spawn(&child, Self.executable, &actions, nil, argv, envp) == 0 else {
-            throw PostgresServer.Failure(what: "cannot start security")
+        guard posix_spawn(&child, executable, &actions, nil, argv, envp) == 0 else {
+            throw PostgresServer.Failure(what: "cannot start \(executable)")
         }
         return RunningTool(pid: child, output: output, error: error)
     }

@@ -221,6 +221,28 @@ struct SecureEnclaveKeyTests {
         }
     }
 
+    @Test("A key in the token is never synchronizable: SecKeyCreateRandomKey and SecItemUpdate asking for it are errSecParam")
+    func tokenKeyIsNeverSynchronizable() throws {
+        try withTPM { _, _ in
+            let code = errorCode { error in
+                SecKeyCreateRandomKey([
+                    kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+                    kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                    kSecPrivateKeyAttrs as String: [
+                        kSecAttrIsPermanent as String: true, kSecAttrApplicationTag as String: Self.tag,
+                        kSecAttrSynchronizable as String: true,
+                    ],
+                ] as CFDictionary, error)
+            }
+            #expect(code == Int(errSecParam))
+            #expect(count([kSecClass as String: kSecClassKey, kSecAttrSynchronizable as String: kSecAttrSynchronizableAny]) == 0)
+            let key = try makeTokenKey()
+            #expect(update(tokenKeyQuery, [kSecAttrSynchronizable as String: true]) == errSecParam)
+            #expect(count(merged(tokenKeyQuery, [kSecAttrSynchronizable as String: true])) == 0)
+            _ = try sign(key, .ecdsaSignatureMessageX962SHA256, Data("still here".utf8))
+        }
+    }
+
     @Test("A key cannot be imported into the token: SecItemAdd with kSecAttrTokenID and other data is errSecParam")
     func importIntoTokenIsRefused() throws {
         try withTPM { _, _ in

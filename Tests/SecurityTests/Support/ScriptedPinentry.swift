@@ -10,6 +10,8 @@ struct ScriptedPinentry {
     /// What the double answers to GETPIN.
     enum Mode: String {
         case pin, cancel
+        /// Never answers: only a withdrawn prompt (or the 30-second timeout) ends it.
+        case hang
     }
 
     static let path: String = {
