@@ -36,13 +36,26 @@ struct LocalItems {
     /// The opened items only, by primary-key digest.
     var openedItems: [String: SyncedItem] { entries.compactMapValues(\.item) }
 
-    /// Records items as the keychain stored them when it added them (`addReturningVersions`):
-    /// known without reading them back.
-    mutating func recordAdded(_ added: [(version: ItemVersion, item: ItemResult)]) throws {
-        for (version, result) in added {
+    /// An item sent to the keychain, with its digests.
+    struct Sent {
+        var item: SyncedItem
+        var primaryKey: String
+        var content: String
+    }
+
+    /// Records items as the keychain stored them when it added them (`addReturningVersions`),
+    /// known without reading them back; `sent` are the items given to the add, in order (a
+    /// stored item equal to the one sent has its digests).
+    mutating func recordAdded(_ added: [(version: ItemVersion, item: ItemResult)], sent: [Sent]) throws {
+        for (index, (version, result)) in added.enumerated() {
             let item = SyncedItem(result)
             guard item.maySync else { continue }
-            let primaryKey = try item.primaryKeyDigest(), content = try item.contentDigest()
+            let primaryKey: String, content: String
+            if added.count == sent.count, sent[index].item == item {
+                (primaryKey, content) = (sent[index].primaryKey, sent[index].content)
+            } else {
+                (primaryKey, content) = (try item.primaryKeyDigest(), try item.contentDigest())
+            }
             entries[primaryKey] = Entry(version: version, content: content, item: item)
             versions?.entries[version.uuid] = LocalVersions.Entry(generation: version.generation, item: (primaryKey, content))
         }
@@ -62,21 +75,32 @@ extension SyncEngine {
         do {
             let listed = try embedded.keychain.itemVersions(of: SyncedItem.classes)
             let known = known ?? LocalVersions()
-            var versions = LocalVersions()
+            // Starts from what was known (most rows are unchanged), dropping the rows now gone.
+            var versions = known
             var entries: [String: LocalItems.Entry] = [:]
+            entries.reserveCapacity(listed.count)
             var changed: [ItemVersion] = []
             func keep(_ version: ItemVersion, _ entry: LocalVersions.Entry) {
-                versions.entries[version.uuid] = entry
                 if let item = entry.item {
                     entries[item.primaryKey] = LocalItems.Entry(version: version, content: item.content, item: nil)
                 }
             }
+            var stillThere = 0
             for version in listed {
-                if let entry = known.entries[version.uuid], entry.generation == version.generation {
+                guard let entry = known.entries[version.uuid] else {
+                    changed.append(version)
+                    continue
+                }
+                stillThere += 1
+                if entry.generation == version.generation {
                     keep(version, entry)
                 } else {
                     changed.append(version)
                 }
+            }
+            if known.entries.count > stillThere {
+                let present = Set(listed.map(\.uuid))
+                versions.entries = versions.entries.filter { present.contains($0.key) }
             }
             let opened = try embedded.keychain.openSynchronizableItems(changed, context: embedded.context)
             for version in changed {
@@ -94,10 +118,11 @@ extension SyncEngine {
                 case .local(let generation):
                     versions.entries[version.uuid] = LocalVersions.Entry(generation: generation, item: nil)
                 case .damaged:
+                    // Kept at the generation known (looked at again next time).
                     if let entry = known.entries[version.uuid] { keep(version, entry) }
                 case .notVisible, nil:
                     // Not the caller's, or gone since the listing: not recorded.
-                    continue
+                    versions.entries[version.uuid] = nil
                 }
             }
             return LocalItems(entries: entries, versions: versions)

@@ -363,10 +363,10 @@ package enum SyncEngine {
         var applied: [String] = []
         // New items are added in batches (one transaction each when the keychain is in this
         // process); the batch is flushed before any other write, so writes keep their order.
-        var additions: [SyncedItem] = []
+        var additions: [LocalItems.Sent] = []
         func flushAdditions() throws {
             guard !additions.isEmpty else { return }
-            try local.recordAdded(try addLocally(additions, in: keychain))
+            try local.recordAdded(try addLocally(additions.map(\.item), in: keychain), sent: additions)
             additions.removeAll()
         }
         // The record holding each primary key, kept with the mirror.
@@ -395,16 +395,16 @@ package enum SyncEngine {
                     continue
                 }
             }
+            let recordDigest = try change.item.contentDigest()
             if local.entries[primaryKey] != nil {
                 try flushAdditions()
                 try storeLocally(change.item, replacing: true, in: keychain)
-                local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
             } else {
-                additions.append(change.item)
-                local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
+                additions.append(LocalItems.Sent(item: change.item, primaryKey: primaryKey, content: recordDigest))
             }
+            local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
             state.mirror[change.key] = SyncState.MirrorEntry(
-                primaryKey: primaryKey, content: "", generation: change.generation, record: try change.item.contentDigest())
+                primaryKey: primaryKey, content: "", generation: change.generation, record: recordDigest)
             recordByPrimaryKey[primaryKey] = change.key
             applied.append(change.key)
             report.applied += 1

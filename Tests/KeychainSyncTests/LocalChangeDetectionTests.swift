@@ -142,4 +142,16 @@ struct LocalChangeDetectionTests {
         #expect(decoded == versions)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalVersions.self, from: Data("\"AAEC\"".utf8)) }
     }
+
+    @Test("hexadecimal digits decode in either case, and odd or non-hex input is refused")
+    func hexDigitsDecode() {
+        #expect(SyncCrypto.bytes(hex: "00ff7Fa0") == Data([0x00, 0xff, 0x7f, 0xa0]))
+        #expect(SyncCrypto.bytes(hex: "") == Data())
+        #expect(SyncCrypto.bytes(hex: "abc") == nil)
+        #expect(SyncCrypto.bytes(hex: "zz") == nil)
+        #expect(SyncCrypto.bytes(hex: "0g") == nil)
+        #expect(PostgresRows.decodeHex("\\x0a0B") == Data([0x0a, 0x0b]))
+        #expect(PostgresRows.decodeHex("0a0b") == nil)
+        #expect(PostgresRows.decodeHex("\\x0a0") == nil)
+    }
 }
