@@ -1,11 +1,15 @@
 import Foundation
 
-/// A row as the store shows it without keys: its class, its UUID and its generation. The
-/// generation is one more at every write of the item (1 when added), is bound into both sealed
-/// parts, and the rollback ledger names it, so a row is never opened at a generation other than
-/// the one its last write gave it. A reader that kept what it saw of an item at a (UUID,
-/// generation) knows, from these clear columns alone, that the item has not changed since.
+/// A row as the store shows it without keys: its number, its class, its UUID and its generation.
+/// The generation is one more at every write of the item (1 when added), is bound into both
+/// sealed parts, and the rollback ledger names it, so a row is never opened at a generation other
+/// than the one its last write gave it. Row numbers are never reused, and a restore inserts its
+/// items as new rows (same UUID, generation 1, a new number). So a reader that kept what it saw
+/// of an item at a (row, generation) knows, from these clear columns alone, that the item has
+/// not changed since.
 package struct ItemVersion: Hashable, Sendable {
+    /// The row's number (never reused: the table's row ids only grow).
+    package let rowID: Int64
     /// The item's class.
     package let itemClass: ItemClass
     /// The item's 16-byte identifier (drawn at random when it was added; never reused).
@@ -14,7 +18,8 @@ package struct ItemVersion: Hashable, Sendable {
     package let generation: Int64
 
     /// A version as a row shows it.
-    package init(itemClass: ItemClass, uuid: Data, generation: Int64) {
+    package init(rowID: Int64, itemClass: ItemClass, uuid: Data, generation: Int64) {
+        self.rowID = rowID
         self.itemClass = itemClass
         self.uuid = uuid
         self.generation = generation
@@ -23,10 +28,10 @@ package struct ItemVersion: Hashable, Sendable {
 
 /// What opening one synchronizable item by UUID found.
 package enum OpenedSynchronizableItem {
-    /// The item, its attributes and secret, at the generation of the row read.
-    case item(ItemResult, generation: Int64)
-    /// A row that is not a synchronizable item (a local one), at the generation of the row read.
-    case local(generation: Int64)
+    /// The item, its attributes and secret, with the version of the row read.
+    case item(ItemResult, ItemVersion)
+    /// A row that is not a synchronizable item (a local one), with the version of the row read.
+    case local(ItemVersion)
     /// A synchronizable item of a group the caller lacks.
     case notVisible
     /// A row that does not open: altered, rolled back (the ledger names another generation) or
@@ -35,7 +40,7 @@ package enum OpenedSynchronizableItem {
 }
 
 extension Keychain {
-    /// The class, UUID and generation of every item of `classes`, from clear columns alone: no
+    /// The row number, class, UUID and generation of every item of `classes`, from clear columns alone: no
     /// row is opened (`queryPlanStatistics.rowsExamined` does not move).
     package func itemVersions(of classes: [ItemClass]) throws -> [ItemVersion] {
         try reading { tx in try tx.itemVersions(of: classes) }
@@ -77,6 +82,7 @@ extension Keychain {
             var opened: [Data: OpenedSynchronizableItem] = [:]
             for row in rows {
                 examined += 1
+                let version = ItemVersion(rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, generation: row.generation)
                 let record: ItemRecord
                 switch store.open(row) {
                 case .opened(let value): record = value
@@ -86,7 +92,7 @@ extension Keychain {
                 case .locked: throw KeychainError.classLocked
                 }
                 guard record.isSynchronizable else {
-                    opened[row.uuid] = .local(generation: row.generation)
+                    opened[row.uuid] = .local(version)
                     continue
                 }
                 guard context.isEntitled(to: record.accessGroup) else {
@@ -104,7 +110,7 @@ extension Keychain {
                         opened[row.uuid] = .damaged
                         continue
                     }
-                    opened[row.uuid] = .item(result, generation: row.generation)
+                    opened[row.uuid] = .item(result, version)
                 } catch let error as KeychainError where error.code == .decode {
                     opened[row.uuid] = .damaged
                 }
@@ -124,8 +130,7 @@ extension Keychain {
             if prepared.contains(where: { $0.record.protection == .whenPasscodeSetThisDeviceOnly }) {
                 try requirePasscodeClass(in: tx)
             }
-            try tx.insert(contentsOf: prepared)
-            return prepared.map(\.record)
+            return try prepared.map { try tx.insert($0) }
         }
         let returns: ReturnOptions = [.attributes, .data]
         return zip(records, requests).compactMap { record, request in
@@ -134,7 +139,7 @@ extension Keychain {
                 persistentReference: record.persistentReference, leavingOutItemsWithoutObject: false
             ) { _ in reference(of: record, secret: request.secret) }
             // A new row is at generation 1 (`KeychainStore.seal(newItem:secret:)`).
-            return result.map { (ItemVersion(itemClass: record.itemClass, uuid: record.uuid, generation: 1), $0) }
+            return result.map { (ItemVersion(rowID: record.rowID, itemClass: record.itemClass, uuid: record.uuid, generation: 1), $0) }
         }
     }
 }

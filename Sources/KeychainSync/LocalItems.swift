@@ -57,7 +57,7 @@ struct LocalItems {
                 (primaryKey, content) = (try item.primaryKeyDigest(), try item.contentDigest())
             }
             entries[primaryKey] = Entry(version: version, content: content, item: item)
-            versions?.entries[version.uuid] = LocalVersions.Entry(generation: version.generation, item: (primaryKey, content))
+            versions?.entries[version.uuid] = LocalVersions.Entry(rowID: version.rowID, generation: version.generation, item: (primaryKey, content))
         }
     }
 }
@@ -92,7 +92,7 @@ extension SyncEngine {
                     continue
                 }
                 stillThere += 1
-                if entry.generation == version.generation {
+                if known.isSeen(version, as: entry) {
                     keep(version, entry)
                 } else {
                     changed.append(version)
@@ -105,18 +105,17 @@ extension SyncEngine {
             let opened = try embedded.keychain.openSynchronizableItems(changed, context: embedded.context)
             for version in changed {
                 switch opened[version.uuid] {
-                case .item(let result, let generation):
+                case .item(let result, let seen):
                     let item = SyncedItem(result)
-                    let seen = ItemVersion(itemClass: version.itemClass, uuid: version.uuid, generation: generation)
                     guard item.maySync else {
-                        versions.entries[version.uuid] = LocalVersions.Entry(generation: generation, item: nil)
+                        versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: nil)
                         continue
                     }
                     let primaryKey = try item.primaryKeyDigest(), content = try item.contentDigest()
-                    versions.entries[version.uuid] = LocalVersions.Entry(generation: generation, item: (primaryKey, content))
+                    versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: (primaryKey, content))
                     entries[primaryKey] = LocalItems.Entry(version: seen, content: content, item: item)
-                case .local(let generation):
-                    versions.entries[version.uuid] = LocalVersions.Entry(generation: generation, item: nil)
+                case .local(let seen):
+                    versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: nil)
                 case .damaged:
                     // Kept at the generation known (looked at again next time).
                     if let entry = known.entries[version.uuid] { keep(version, entry) }

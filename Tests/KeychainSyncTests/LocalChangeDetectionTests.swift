@@ -132,12 +132,36 @@ struct LocalChangeDetectionTests {
         #expect(try device.exchange(second).report.uploaded == 1)
     }
 
+    @Test("an item a restore puts back at its first generation is a new row: opened and uploaded, not taken for the item last seen")
+    func restoredItemIsOpened() throws {
+        let device = try Device()
+        defer { device.stop() }
+        try device.add(0..<3)
+        _ = try device.exchange()
+        // Changed after the exchange, backed up, restored: back at generation 1, as when the
+        // exchange saw it with its first secret.
+        var changes = ItemChanges()
+        changes.secret = Data("changed before the backup".utf8)
+        try device.handle.update(Device.item(1), changes: changes)
+        let backup = device.directory + "/backup"
+        _ = try device.handle.backup(to: backup, password: Data("backup password".utf8))
+        _ = try device.handle.restore(from: backup, password: Data("backup password".utf8))
+        #expect(try device.exchange().report.uploaded == 1)
+
+        let other = try Device.keychain(device.directory, "second")
+        try SyncEngine.join(other, conninfo: device.server.conninfo(), recoverySecret: device.secret)
+        _ = try device.exchange(other)
+        var query = Device.item(1)
+        query.returns = .data
+        #expect(try other.search(query).first?.data == Data("changed before the backup".utf8))
+    }
+
     @Test("the local versions survive their coding in the sync state, and malformed ones are refused")
     func localVersionsCoding() throws {
         var versions = LocalVersions()
-        versions.entries[Data(repeating: 1, count: 16)] = LocalVersions.Entry(generation: 3, item: nil)
+        versions.entries[Data(repeating: 1, count: 16)] = LocalVersions.Entry(rowID: 7, generation: 3, item: nil)
         versions.entries[Data(repeating: 2, count: 16)] = LocalVersions.Entry(
-            generation: 1, item: (String(repeating: "ab", count: 32), String(repeating: "cd", count: 32)))
+            rowID: 9, generation: 1, item: (String(repeating: "ab", count: 32), String(repeating: "cd", count: 32)))
         let decoded = try JSONDecoder().decode(LocalVersions.self, from: try JSONEncoder().encode(versions))
         #expect(decoded == versions)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalVersions.self, from: Data("\"AAEC\"".utf8)) }
