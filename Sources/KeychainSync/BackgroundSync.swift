@@ -20,7 +20,8 @@ import Glibc
 /// When the server cannot be reached, it tries again after `firstRetry`, doubling up to
 /// `maximumRetry` (a change meanwhile waits for the next try); clients' writes still succeed
 /// locally, and the failure is in the sync state's last error (`security sync status`). A worker
-/// ends when the keychain no longer syncs.
+/// ends when the keychain no longer syncs, or when its device was removed from the account (the
+/// reason stays in the last error).
 package final class BackgroundSync: Sendable {
     /// When exchanges run.
     package struct Timing: Sendable {
@@ -202,6 +203,11 @@ package final class BackgroundSync: Sendable {
                 notBefore = .distantPast
                 nextRun = Date().addingTimeInterval(timing.period)
             } catch let error as SyncError where error.code == .notEnabled {
+                return
+            } catch let error as SyncError where error.code == .removed {
+                // The reason is in the sync state (`security sync status`); a `sync now` still
+                // tries, and a new enable or join starts a worker again.
+                log("sync of \(worker.path) stopped: \(error)")
                 return
             } catch let error as SyncError where error.code == .conflict {
                 nextRun = Date().addingTimeInterval(timing.debounce)

@@ -60,18 +60,29 @@ package struct PostgresRows: Sendable {
 
     /// The bytes of a `bytea` in PostgreSQL's hex output format; nil when malformed.
     static func decodeHex(_ text: String) -> Data? {
-        let digits = Array(text.utf8)
-        guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x"), digits.count % 2 == 0 else {
-            return nil
+        var text = text
+        return text.withUTF8 { digits in
+            guard digits.count >= 2, digits[0] == UInt8(ascii: "\\"), digits[1] == UInt8(ascii: "x") else { return nil }
+            return hexBytes(UnsafeBufferPointer(rebasing: digits[2...]))
         }
-        var data = Data(capacity: (digits.count - 2) / 2)
-        var index = 2
-        while index < digits.count {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            data.append(high << 4 | low)
-            index += 2
+    }
+
+    /// The bytes of the hexadecimal `digits` (either case); nil when they are not that. Written
+    /// into one buffer (a `Data` grown a byte at a time cost most of a sync state's coding).
+    static func hexBytes(_ digits: UnsafeBufferPointer<UInt8>) -> Data? {
+        guard digits.count % 2 == 0 else { return nil }
+        var valid = true
+        let bytes = [UInt8](unsafeUninitializedCapacity: digits.count / 2) { buffer, count in
+            for index in 0..<digits.count / 2 {
+                guard let high = hexValue(digits[2 * index]), let low = hexValue(digits[2 * index + 1]) else {
+                    valid = false
+                    break
+                }
+                buffer[index] = high << 4 | low
+                count = index + 1
+            }
         }
-        return data
+        return valid ? Data(bytes) : nil
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {

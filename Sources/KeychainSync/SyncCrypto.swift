@@ -80,7 +80,8 @@ enum SyncCrypto {
 
     /// The bytes of lower-case or upper-case hexadecimal digits; nil when `text` is not that.
     static func bytes(hex text: String) -> Data? {
-        PostgresRows.decodeHex("\\x" + text)
+        var text = text
+        return text.withUTF8 { PostgresRows.hexBytes($0) }
     }
 
     /// HKDF-SHA256 of `key` for `purpose`, 32 bytes.

@@ -127,7 +127,7 @@ extension SyncEngine {
         let epoch = try account.integer(0, "key_epoch")
         guard epoch <= updated.keyEpoch ?? 1 else {
             throw SyncError(
-                .refused,
+                .removed,
                 "the account's keys rolled (epoch \(epoch)) and no device this one trusts shared them with it: it was removed from the account")
         }
 

@@ -7,7 +7,10 @@ import KeychainCore
 /// state of each record as last synced, kept in the sync state): an item whose primary key the
 /// mirror does not know is an addition, one whose content digest differs a change, a mirror entry
 /// whose item is gone a deletion. So the engine needs no hook: every way an item can change
-/// (any SecItem call, any process, the daemon, a restore) is seen at the next exchange.
+/// (any SecItem call, any process, the daemon, a restore) is seen at the next exchange. The
+/// items are not all read for it: every write gives a row a new generation, which its clear
+/// columns show, so an exchange opens only the rows whose generation is not the one it last saw
+/// (`LocalVersions`, `readLocal`).
 ///
 /// An exchange downloads first, then uploads. Downloads are applied deletions first, then
 /// additions and changes; for the same record the server's version wins over a local change;
@@ -237,9 +240,9 @@ package enum SyncEngine {
         var records: [String: Int64]
         /// The manifest's version; nil when the account has none yet.
         var manifestVersion: Int64?
-        /// The keychain's synchronizable items as the download left them (read once, after it
+        /// The keychain's synchronizable items as the download left them (read after it
         /// applied what it fetched), by primary-key digest.
-        var local: [String: SyncedItem]
+        var local: LocalItems
     }
 
     /// The notification channel of an account's changes (`NOTIFY`, sent by each upload).
@@ -333,14 +336,14 @@ package enum SyncEngine {
                 report.refused.append(error.message)
             }
         }
-        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil, local: [:]) }
+        guard report.refused.isEmpty else { return ServerView(records: [:], manifestVersion: nil, local: LocalItems(items: [:])) }
         let manifest: SyncManifest?
         do {
             manifest = try verifiedManifest(manifestRows, describing: serverRecords, state: state)
             try checkCheckpoints(checkpointRows, against: manifest, state: &state)
         } catch let error as SyncError where error.code == .refused {
             report.refused.append(error.message)
-            return ServerView(records: [:], manifestVersion: nil, local: [:])
+            return ServerView(records: [:], manifestVersion: nil, local: LocalItems(items: [:]))
         }
         if full {
             // Records this device holds that the server no longer has at all: deleted, and their
@@ -349,10 +352,13 @@ package enum SyncEngine {
         }
 
         for (key, generation) in resealed { state.mirror[key]?.generation = generation }
-        var local = try localItems(keychain)
+        var local = try readLocal(keychain, known: state.localVersions)
+        if local.versions != nil { state.localVersions = local.versions }
+        try open(deletions.compactMap { state.mirror[$0]?.primaryKey }, in: &local, keychain: keychain)
         for key in deletions {
             guard let entry = state.mirror.removeValue(forKey: key) else { continue }
-            if let item = local.removeValue(forKey: entry.primaryKey) {
+            // An item that does not open (damaged) is left as it is.
+            if let item = local.entries.removeValue(forKey: entry.primaryKey)?.item {
                 try deleteLocally(item, in: keychain)
             }
             report.appliedDeletions += 1
@@ -361,10 +367,10 @@ package enum SyncEngine {
         var applied: [String] = []
         // New items are added in batches (one transaction each when the keychain is in this
         // process); the batch is flushed before any other write, so writes keep their order.
-        var additions: [SyncedItem] = []
+        var additions: [LocalItems.Sent] = []
         func flushAdditions() throws {
             guard !additions.isEmpty else { return }
-            try addLocally(additions, in: keychain)
+            try local.recordAdded(try addLocally(additions.map(\.item), in: keychain), sent: additions)
             additions.removeAll()
         }
         // The record holding each primary key, kept with the mirror.
@@ -378,9 +384,10 @@ package enum SyncEngine {
             let primaryKey = try change.item.primaryKeyDigest()
             if let entry = state.mirror[change.key], entry.primaryKey != primaryKey {
                 if recordByPrimaryKey[entry.primaryKey] == change.key { recordByPrimaryKey[entry.primaryKey] = nil }
-                if let previous = local.removeValue(forKey: entry.primaryKey) {
+                if local.entries[entry.primaryKey] != nil {
                     try flushAdditions()
-                    try deleteLocally(previous, in: keychain)
+                    try open([entry.primaryKey], in: &local, keychain: keychain)
+                    if let previous = local.entries.removeValue(forKey: entry.primaryKey)?.item { try deleteLocally(previous, in: keychain) }
                 }
             }
             if let otherKey = recordByPrimaryKey[primaryKey], otherKey != change.key, let other = state.mirror[otherKey] {
@@ -392,15 +399,16 @@ package enum SyncEngine {
                     continue
                 }
             }
-            if local[primaryKey] != nil {
+            let recordDigest = try change.item.contentDigest()
+            if local.entries[primaryKey] != nil {
                 try flushAdditions()
                 try storeLocally(change.item, replacing: true, in: keychain)
             } else {
-                additions.append(change.item)
+                additions.append(LocalItems.Sent(item: change.item, primaryKey: primaryKey, content: recordDigest))
             }
-            local[primaryKey] = change.item
+            local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
             state.mirror[change.key] = SyncState.MirrorEntry(
-                primaryKey: primaryKey, content: "", generation: change.generation, record: try change.item.contentDigest())
+                primaryKey: primaryKey, content: "", generation: change.generation, record: recordDigest)
             recordByPrimaryKey[primaryKey] = change.key
             applied.append(change.key)
             report.applied += 1
@@ -410,12 +418,19 @@ package enum SyncEngine {
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
-            let stored = applied.count <= storedLookupLimit
-                ? try storedItems(applied.compactMap { state.mirror[$0]?.primaryKey }, of: local, in: keychain) : try localItems(keychain)
-            local = stored
+            if local.versions != nil {
+                // Items added in this process are known as stored; the rows written otherwise
+                // have new versions, and are opened.
+                local = try readLocal(keychain, known: local.versions)
+                state.localVersions = local.versions
+            } else {
+                let primaryKeys = applied.compactMap { state.mirror[$0]?.primaryKey }
+                local = LocalItems(items: primaryKeys.count <= storedLookupLimit
+                    ? try storedItems(primaryKeys, of: local.openedItems, in: keychain) : try localItems(keychain))
+            }
             for key in applied {
                 guard let entry = state.mirror[key] else { continue }
-                state.mirror[key]?.content = try stored[entry.primaryKey]?.contentDigest() ?? ""
+                state.mirror[key]?.content = local.entries[entry.primaryKey]?.content ?? ""
             }
         }
         state.unsentDeletions = unsent.isEmpty ? nil : unsent
@@ -473,7 +488,8 @@ package enum SyncEngine {
         _ connection: PostgresConnection, keychain: any KeychainHandle, state: inout SyncState, report: inout SyncReport,
         server: ServerView
     ) throws {
-        let writes = try pendingWrites(server.local, state: state)
+        var local = server.local
+        let writes = try pendingWrites(&local, keychain: keychain, state: state)
             + (state.unsentDeletions ?? [:]).sorted(by: { $0.key < $1.key }).map { Write.delete(key: $0.key, expected: $0.value) }
         guard !writes.isEmpty || server.manifestVersion == nil else { return }
         let keys = state.keys
@@ -587,12 +603,19 @@ package enum SyncEngine {
         guard updated.affected == 1 else { throw SyncError(.conflict, "record \(id) changed on the server meanwhile") }
     }
 
-    /// The writes that bring the server to the keychain's state.
-    private static func pendingWrites(_ local: [String: SyncedItem], state: SyncState) throws -> [Write] {
+    /// The writes that bring the server to the keychain's state; the items they upload are
+    /// opened (an item that does not open is not uploaded, nor taken for a deletion).
+    private static func pendingWrites(_ local: inout LocalItems, keychain: any KeychainHandle, state: SyncState) throws -> [Write] {
         var recordByPrimaryKey: [String: String] = [:]
         for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
+        let differing = local.entries.filter { primaryKey, local in
+            guard let key = recordByPrimaryKey[primaryKey], let entry = state.mirror[key] else { return true }
+            return local.content != entry.content
+        }
+        try open(Array(differing.keys), in: &local, keychain: keychain)
         var writes: [Write] = []
-        for (primaryKey, item) in local.sorted(by: { $0.key < $1.key }) {
+        for primaryKey in differing.keys.sorted() {
+            guard let item = local.entries[primaryKey]?.item else { continue }
             if let key = recordByPrimaryKey[primaryKey], let entry = state.mirror[key] {
                 if try item.contentDigest() != entry.content {
                     writes.append(.change(key: key, expected: entry.generation, item, primaryKey: primaryKey))
@@ -601,7 +624,7 @@ package enum SyncEngine {
                 writes.append(.add(item, primaryKey: primaryKey))
             }
         }
-        for (key, entry) in state.mirror.sorted(by: { $0.key < $1.key }) where local[entry.primaryKey] == nil {
+        for (key, entry) in state.mirror.sorted(by: { $0.key < $1.key }) where local.entries[entry.primaryKey] == nil {
             writes.append(.delete(key: key, expected: entry.generation))
         }
         return writes
@@ -626,13 +649,19 @@ package enum SyncEngine {
         }
         return SyncStatus(
             accountID: state.accountID, deviceID: state.deviceID, devices: devices, serverError: serverError,
-            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingWrites(try localItems(keychain), state: state).count)
+            lastSync: state.lastSync, lastError: state.lastError, pendingChanges: try pendingChangeCount(keychain, state: state))
+    }
+
+    /// How many writes the next exchange would upload.
+    private static func pendingChangeCount(_ keychain: any KeychainHandle, state: SyncState) throws -> Int {
+        var local = try readLocal(keychain, known: state.localVersions)
+        return try pendingWrites(&local, keychain: keychain, state: state).count
     }
 
     // MARK: - The keychain
 
     /// The keychain's items that may sync, by primary-key digest.
-    private static func localItems(_ keychain: any KeychainHandle) throws -> [String: SyncedItem] {
+    static func localItems(_ keychain: any KeychainHandle) throws -> [String: SyncedItem] {
         var items: [String: SyncedItem] = [:]
         for itemClass in SyncedItem.classes {
             var request = ItemRequest(itemClass: itemClass)
@@ -695,13 +724,16 @@ package enum SyncEngine {
 
     /// Adds new items: in one transaction when the keychain is in this process (all or none;
     /// if that fails, one by one, so the failure is the one item's), else one by one.
-    private static func addLocally(_ items: [SyncedItem], in keychain: any KeychainHandle) throws {
-        if let embedded = keychain as? EmbeddedKeychain, items.count > 1,
-            (try? embedded.keychain.add(contentsOf: items.map { $0.addRequest() }, context: embedded.context)) != nil
+    ///
+    /// - Returns: the items as stored with their versions, when added in one transaction.
+    private static func addLocally(_ items: [SyncedItem], in keychain: any KeychainHandle) throws -> [(version: ItemVersion, item: ItemResult)] {
+        if let embedded = keychain as? EmbeddedKeychain,
+            let added = try? embedded.keychain.addReturningVersions(contentsOf: items.map { $0.addRequest() }, context: embedded.context)
         {
-            return
+            return added
         }
         for item in items { try storeLocally(item, replacing: false, in: keychain) }
+        return []
     }
 
     private static func storeLocally(_ item: SyncedItem, replacing: Bool, in keychain: any KeychainHandle) throws {

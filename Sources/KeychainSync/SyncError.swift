@@ -33,6 +33,9 @@ package struct SyncError: Error, CustomStringConvertible, Sendable {
         case badInput
         /// The local keychain failed (its error is described in the message).
         case keychain
+        /// The account's keys rolled and no device this one trusts shared them with it: it was
+        /// removed from the account (retrying cannot help; the background worker stops).
+        case removed
     }
 
     /// The kind of failure.

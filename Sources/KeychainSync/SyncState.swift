@@ -59,6 +59,9 @@ struct SyncState: Codable {
     var unsentDeletions: [String: Int64]?
     /// Why the last exchange failed; nil after one that succeeded.
     var lastError: String?
+    /// What the last exchange saw of each local row of the synced classes (nil in states written
+    /// before it was kept, or by exchanges through a daemon: every item is then read).
+    var localVersions: LocalVersions?
 
     static let service = "swift-keychain-sync"
     static let account = "state"
