@@ -567,4 +567,24 @@ extension SecureEnclaveKeyTests {
             #expect(pinentry.prompts == 1)
         }
     }
+
+    @Test("Releasing a token key that is not stored forgets it in the keychain: a process making and releasing more such keys than it may hold at once is never refused")
+    func releasedEphemeralTokenKeysAreForgotten() throws {
+        try withTPM { _, _ in
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+            let parameters: [String: Any] = [
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control] as [String: Any],
+            ]
+            // One more than the keychain keeps for one process (`EphemeralHeldKeys.capacityPerOwner`, 256).
+            for _ in 0..<257 { _ = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: parameters) }
+            var kept: [SecKey] = []
+            for _ in 0..<256 { kept.append(try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: parameters)) }
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCreateRandomKey([
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            ].merging(parameters) { $1 } as CFDictionary, &error) == nil)
+            #expect(error?.takeRetainedValue().code == Int(errSecAllocate))
+        }
+    }
 }
