@@ -72,10 +72,14 @@ final class EphemeralHeldKeys: Sendable {
         }
     }
 
-    /// Forgets every key whose owner `gone` says has ended.
+    /// Forgets every key whose owner `gone` says has ended (asked once per owner, outside the
+    /// table's lock).
     func removeOwners(where gone: (String?) -> Bool) {
+        let owners = table.withLock { Set($0.values.map(\.owner)) }
+        let ended = owners.filter(gone)
+        guard !ended.isEmpty else { return }
         table.withLock { table in
-            for (handle, entry) in table where gone(entry.owner) {
+            for (handle, entry) in table where ended.contains(entry.owner) {
                 var removed = table.removeValue(forKey: handle)
                 removed?.secret.wipe()
             }
