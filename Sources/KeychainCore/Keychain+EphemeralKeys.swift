@@ -18,7 +18,8 @@ extension Keychain {
     /// - Throws: `errSecParam` for a request `validateForGeneration` refuses, or whose access
     ///   control has no user constraint or has `.applicationPassword` (a key kept in memory is
     ///   not sealed under a password); `errSecMissingEntitlement` for an access group the caller
-    ///   lacks; `errSecAllocate` when the caller already holds
+    ///   lacks; `errSecAuthFailed` for a passcode-only key while no passcode is set;
+    ///   `errSecAllocate` when the caller already holds
     ///   `EphemeralHeldKeys.capacityPerOwner` such keys; the generator's errors.
     public func generateEphemeralKey(_ request: ItemRequest, type: KeyType, bits: Int, context: AccessContext) throws -> ItemResult {
         try request.validateForGeneration()
@@ -32,6 +33,9 @@ extension Keychain {
             attributes[.accessGroup] = .string(try context.defaultGroupForAdd())
         }
         attributes[.accessible] = .string(policy.protection.rawValue)
+        if policy.protection == .whenPasscodeSetThisDeviceOnly && !keyRing.hasPasscode {
+            throw KeychainError(.authFailed, "kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly needs a passcode, and none is set")
+        }
         let key = request.attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID)
             ? try AsymmetricKey.generateInHardware(type: type, bits: bits)
             : try AsymmetricKey.generate(type: type, bits: bits)
@@ -49,15 +53,18 @@ extension Keychain {
         return result
     }
 
-    /// `useKey` for a key kept in memory: the key must be the caller's, and its access control
-    /// is checked as a stored key's.
+    /// `useKey` for a key kept in memory: the key must be the caller's, its protection class
+    /// available (as a stored key's must be to open its row), and its access control is checked
+    /// as a stored key's.
     ///
     /// - Throws: `errSecItemNotFound` when no key of the caller's has this handle (it was
-    ///   forgotten, or another caller made it); otherwise as `useKey`.
+    ///   forgotten, or another caller made it); `errSecInteractionNotAllowed` while its class is
+    ///   locked; otherwise as `useKey`.
     func useEphemeralKey(_ use: KeyUse, context: AccessContext) throws -> SecureBytes {
         guard let entry = ephemeralKeys.entry(use.item, owner: context.peer) else {
             throw KeychainError(.itemNotFound, "the key is not in the keychain")
         }
+        _ = try keyRing.classKeys(for: KeybagClass(entry.record.protection))
         try requireAccess(for: use, to: entry.record, context: context)
         return try perform(use.operation, withKeyOf: entry.record, secret: SecureBytes(copying: entry.secret))
     }

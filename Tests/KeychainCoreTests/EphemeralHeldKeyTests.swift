@@ -62,6 +62,21 @@ struct EphemeralHeldKeyTests {
         #expect(AccessControlEnforcementTests.code { _ = try keychain.useKey(use, context: Self.context(nil)) } == .itemNotFound)
     }
 
+    @Test("A key kept in memory is refused while the keychain is locked (errSecInteractionNotAllowed), as a stored key is, and signs again once unlocked")
+    func refusedWhileLocked() throws {
+        let keychain = try TemporaryKeychain(passcode: "2580").keychain
+        // Without .privateKeyUsage the constraint guards export only: signing needs no grant.
+        let result = try keychain.generateEphemeralKey(try Self.request([.devicePasscode]), type: .ellipticCurve, bits: 256, context: Self.context(nil))
+        guard case .key(let key)? = result.reference, let handle = key.keychainItemReference else { throw KeychainError(.internal, "no reference") }
+        let use = KeyUse(item: handle, operation: .sign(algorithm: Self.algorithm, data: Data("m".utf8)), authenticationUI: .fail)
+        _ = try keychain.useKey(use, context: Self.context(nil))
+        keychain.lock()
+        #expect(AccessControlEnforcementTests.code { _ = try keychain.useKey(use, context: Self.context(nil)) } == .interactionNotAllowed)
+        try keychain.unlock(passcode: Data("2580".utf8))
+        let signature = try keychain.useKey(use, context: Self.context(nil)).withUnsafeBytes { Data($0) }
+        try key.publicKey().verify(Self.algorithm, Data("m".utf8), signature: signature)
+    }
+
     @Test("Only a key whose access control has user constraints and no application password is kept in memory (else errSecParam)")
     func needsUserConstraints() throws {
         let keychain = try TemporaryKeychain().keychain
