@@ -40,6 +40,7 @@ extension Keychain {
     ///   `.authenticationNeeded` with the key's flags when the grant does not satisfy it; the
     ///   operation's own errors (`errSecParam` for an unsupported algorithm).
     public func useKey(_ use: KeyUse, context: AccessContext) throws -> SecureBytes {
+        if EphemeralHeldKeys.isHandle(use.item) { return try useEphemeralKey(use, context: context) }
         let reference = try PersistentReference(data: use.item)
         guard reference.itemClass == .key else { throw KeychainError.param("the key reference names no key item") }
         var request = ItemRequest(itemClass: .key)
@@ -48,33 +49,45 @@ extension Keychain {
         return try reading { tx in
             var output: SecureBytes?
             try forEachMatch(request, context: context, in: tx) { record, row in
-                guard record.attributes[.keyClass] == .integer(KeyClass.private.rawValue) else {
-                    throw KeychainError.param("the key reference names no private key")
-                }
-                if case .export = use.operation, record.attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID) {
-                    // Nothing the user could do would export it: refused before anyone is asked.
-                    throw AsymmetricKey.tokenExportRefusal
-                }
-                if let policy = record.accessControl, !use.operation.isUse || policy.flags.contains(.privateKeyUsage) {
-                    let ui: AuthenticationUI = use.authenticationUI == .allow ? .allow : .fail
-                    guard try mayReadSecret(of: record, authentication: use.authentication, ui: ui, context: context) else {
-                        throw KeychainError(.interactionNotAllowed, "the key needs authentication and interaction is not allowed")
-                    }
-                }
+                try requireAccess(for: use, to: record, context: context)
                 guard let blob = row.secret, let opened = try passwordGuardedSecret(blob, of: row, record: record, use: use) else {
                     throw KeychainError(.decode, "the key's item failed authentication")
                 }
-                var secret = Data.zeroingCopy(of: opened)
-                defer { secret.wipe() }
-                guard case .key(let key)? = self.reference(itemClass: .key, attributes: record.attributes, secret: secret) else {
-                    throw KeychainError(.decode, "the key's item holds no key")
-                }
-                output = try Self.perform(use.operation, with: key)
+                output = try perform(use.operation, withKeyOf: record, secret: opened)
                 return false
             }
             guard let output else { throw KeychainError(.itemNotFound, "the key's item is not in the keychain") }
             return output
         }
+    }
+
+    /// Refuses `use` of `record`'s key unless it names a private key whose access control is
+    /// satisfied (for export always, for a use only with `.privateKeyUsage`); a token key's
+    /// export is refused before anyone is asked.
+    func requireAccess(for use: KeyUse, to record: ItemRecord, context: AccessContext) throws {
+        guard record.attributes[.keyClass] == .integer(KeyClass.private.rawValue) else {
+            throw KeychainError.param("the key reference names no private key")
+        }
+        if case .export = use.operation, record.attributes[.tokenID] == .string(AsymmetricKey.secureEnclaveTokenID) {
+            // Nothing the user could do would export it: refused before anyone is asked.
+            throw AsymmetricKey.tokenExportRefusal
+        }
+        if let policy = record.accessControl, !use.operation.isUse || policy.flags.contains(.privateKeyUsage) {
+            let ui: AuthenticationUI = use.authenticationUI == .allow ? .allow : .fail
+            guard try mayReadSecret(of: record, authentication: use.authentication, ui: ui, context: context) else {
+                throw KeychainError(.interactionNotAllowed, "the key needs authentication and interaction is not allowed")
+            }
+        }
+    }
+
+    /// The result of `operation` with the private key `record`'s data `opened` holds.
+    func perform(_ operation: KeyUse.Operation, withKeyOf record: ItemRecord, secret opened: SecureBytes) throws -> SecureBytes {
+        var secret = Data.zeroingCopy(of: opened)
+        defer { secret.wipe() }
+        guard case .key(let key)? = self.reference(itemClass: .key, attributes: record.attributes, secret: secret) else {
+            throw KeychainError(.decode, "the key's item holds no key")
+        }
+        return try Self.perform(operation, with: key)
     }
 
     /// The key's data for `use`: a key sealed under its application password opens with the

@@ -26,6 +26,8 @@ public final class Keychain: Sendable {
     let planStatistics = Mutex(QueryPlanStatistics())
     /// The authentications this instance verified (`authenticate(passcode:grant:context:)`).
     let grants: AuthenticationGrants
+    /// The private keys this instance holds in memory only (`generateEphemeralKey`).
+    let ephemeralKeys = EphemeralHeldKeys()
     /// The biometric reader biometric constraints are checked with; nil: biometry is unavailable.
     let biometrics = Mutex<(any BiometricVerifier)?>(nil)
 

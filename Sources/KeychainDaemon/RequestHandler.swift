@@ -154,6 +154,13 @@ struct RequestHandler: Sendable {
         case .generateKey(let request, let type, let bits):
             try request.validateForGeneration()
             return .item(try keychain.generateKey(request, type: type, bits: bits))
+        case .generateEphemeralKey(let request, let type, let bits):
+            // Keys of clients that have exited go first, so they never count against the bound.
+            keychain.keychain.forgetEphemeralKeys { owner in owner.map { PeerCredentials.hasEnded(grantOwner: $0) } ?? false }
+            return .item(try keychain.generateEphemeralKey(request, type: type, bits: bits))
+        case .forgetEphemeralKey(let handle):
+            try keychain.forgetEphemeralKey(handle)
+            return .done
         case .changePasscode(let old, let new):
             return .count(try held.changingKeybag(of: keychain.path) { try keychain.changePasscode(from: old, to: new) })
         case .settings: return .settings(try keychain.settings())

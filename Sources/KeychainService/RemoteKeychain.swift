@@ -92,6 +92,17 @@ public struct RemoteKeychain: KeychainHandle {
         return item
     }
 
+    public func generateEphemeralKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult {
+        guard case .item(let item?) = try send(.generateEphemeralKey(request, type: type, bits: bits)) else {
+            throw unexpected("generateEphemeralKey")
+        }
+        return item
+    }
+
+    public func forgetEphemeralKey(_ handle: Data) throws {
+        guard case .done = try send(.forgetEphemeralKey(handle: handle)) else { throw unexpected("forgetEphemeralKey") }
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         guard case .count(let count) = try send(.changePasscode(old: old, new: new)) else { throw unexpected("changePasscode") }

@@ -7,7 +7,8 @@ import KeychainCore
 /// 8 allItems, 9 status, 10 unlock, 11 lock, 12 changePasscode, 13 settings,
 /// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
 /// 19 removeProgram, 20 defaultAccessGroup, 21 authenticate, 22 authenticateBiometry,
-/// 23 revokeAuthentication, 24 useKey, 25 generateKey.
+/// 23 revokeAuthentication, 24 useKey, 25 generateKey, 26 generateEphemeralKey,
+/// 27 forgetEphemeralKey.
 extension ServiceRequest: WireCodable {
     /// Writes the path, the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -85,6 +86,14 @@ extension ServiceRequest: WireCodable {
             try writer.write(request)
             writer.integer(type.rawValue)
             writer.int(bits)
+        case .generateEphemeralKey(let request, let type, let bits):
+            writer.u8(26)
+            try writer.write(request)
+            writer.integer(type.rawValue)
+            writer.int(bits)
+        case .forgetEphemeralKey(let handle):
+            writer.u8(27)
+            writer.bytes(handle)
         }
     }
 
@@ -121,6 +130,11 @@ extension ServiceRequest: WireCodable {
             let request = try reader.read(ItemRequest.self)
             guard let type = KeyType(rawValue: try reader.integer(Int64.self)) else { throw WireError(.unknownTag, "unknown key type") }
             operation = .generateKey(request, type: type, bits: try reader.int())
+        case 26:
+            let request = try reader.read(ItemRequest.self)
+            guard let type = KeyType(rawValue: try reader.integer(Int64.self)) else { throw WireError(.unknownTag, "unknown key type") }
+            operation = .generateEphemeralKey(request, type: type, bits: try reader.int())
+        case 27: operation = .forgetEphemeralKey(handle: try reader.bytes())
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

@@ -71,6 +71,10 @@ public enum ServiceOperation: Sendable {
     case useKey(KeyUse)
     /// `KeychainHandle.generateKey(_:type:bits:)`.
     case generateKey(ItemRequest, type: KeyType, bits: Int)
+    /// `KeychainHandle.generateEphemeralKey(_:type:bits:)`.
+    case generateEphemeralKey(ItemRequest, type: KeyType, bits: Int)
+    /// `KeychainHandle.forgetEphemeralKey(_:)`.
+    case forgetEphemeralKey(handle: Data)
 }
 
 /// `keychaind`'s answer to one request.

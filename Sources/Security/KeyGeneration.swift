@@ -10,12 +10,16 @@ import KeychainCore
 /// the keychain's TPM), which keeps it: the caller gets a reference (`SecKey` used through the
 /// keychain), so every use of the private key satisfies the constraint there.
 ///
-/// A key generated without `kSecAttrIsPermanent` is never stored: its private half stays in the
-/// returned `SecKey` (a token key's as its TPM blob) and its access control is not enforced. For
-/// a software key that is Apple's behaviour too (the key is in the process's memory). For a token
-/// key Apple's Secure Enclave checks the access control on every use of such a key; here the
-/// process holds the blob and can reach the TPM itself, so only a TPM authorization policy bound
-/// to the key could enforce it, which this keychain does not make yet.
+/// A key generated without `kSecAttrIsPermanent` is never stored. A token key whose access
+/// control has user constraints (and no application password), as CryptoKit's
+/// `SecureEnclave.P256` makes, is generated inside the keychain
+/// (`KeychainHandle.generateEphemeralKey`), which keeps it in memory only, bound to this process:
+/// the caller gets a reference, and every use satisfies the access control there, as Apple's
+/// Secure Enclave checks it on every use. Releasing the `SecKey` asks the keychain to forget the
+/// key. Any other key keeps its private half in the returned `SecKey` (a token key's as its TPM
+/// blob), and its access control is not enforced: for a software key that is Apple's behaviour
+/// too (the key is in the process's memory); a token key with only an application password is
+/// the one case left where Apple would enforce it and this keychain does not.
 enum KeyGeneration {
     /// Parameters that describe the generation and are not stored with the key.
     private static let generationOnly: Set<String> = [
@@ -56,7 +60,15 @@ enum KeyGeneration {
 
         let privateKey: SecKey
         let publicKey: AsymmetricKey
-        if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type, inToken: inToken) {
+        if !privatePermanent, inToken, let request = try heldKeyRequest(privateParameters, type: type, inToken: inToken, inMemory: true) {
+            // The keychain keeps the token key in memory and checks its access control on every use.
+            let keychain = try ProcessKeychain.resolve()
+            guard case .key(let held)? = try keychain.generateEphemeralKey(request, type: type, bits: Int(bits)).reference,
+                held.isKeptInKeychainMemory
+            else { throw KeychainError(.internal, "the keychain returned no reference to the key it generated") }
+            privateKey = SecKey(held, holder: KeyHolder(keychain: keychain, entries: RequestEntries(privateParameters)), forgetsOnRelease: true)
+            publicKey = try held.publicKey()
+        } else if privatePermanent, let request = try heldKeyRequest(privateParameters, type: type, inToken: inToken) {
             // The keychain keeps the private key: it is generated there, and this process gets a reference.
             let keychain = try ProcessKeychain.resolve()
             // A key sealed under an application password gets it from the key's context, else asks.
@@ -81,10 +93,13 @@ enum KeyGeneration {
 
     /// The add request of a private key the keychain will hold (its access control has
     /// constraints or an application password), for the keychain to generate the key into (in
-    /// its TPM for `inToken`); nil for other keys.
+    /// its TPM for `inToken`); nil for other keys. `inMemory` (a key not stored) asks for user
+    /// constraints without an application password, which is all a key kept in memory enforces.
     ///
     /// - Throws: `errSecParam` for a token ID below the top level of the parameters.
-    private static func heldKeyRequest(_ parameters: [String: RequestValue], type: KeyType, inToken: Bool) throws -> ItemRequest? {
+    private static func heldKeyRequest(
+        _ parameters: [String: RequestValue], type: KeyType, inToken: Bool, inMemory: Bool = false
+    ) throws -> ItemRequest? {
         guard parameters[kSecAttrAccessControl as String] != nil else { return nil }
         var dictionary = parameters.filter { !generationOnly.contains($0.key) }
         dictionary[kSecClass as String] = .string(kSecClassKey as String)
@@ -95,7 +110,8 @@ enum KeyGeneration {
             throw KeychainError.param("kSecAttrTokenID is given at the top level of the key generation parameters")
         }
         var request = try RequestParser.parse(dictionary, for: .add)
-        guard request.accessControl?.guardsSecret == true else { return nil }
+        guard let policy = request.accessControl, policy.guardsSecret else { return nil }
+        if inMemory && (policy.userConstraints.isEmpty || policy.flags.contains(.applicationPassword)) { return nil }
         if inToken { request.attributes[.tokenID] = .string(AsymmetricKey.secureEnclaveTokenID) }
         request.returns = [.reference]
         return request

@@ -15,9 +15,22 @@ public final class SecKey: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// Where a private key the keychain holds is used; nil for other keys.
     let holder: KeyHolder?
 
-    init(_ key: AsymmetricKey, holder: KeyHolder? = nil) {
+    /// Whether releasing this object forgets the key the keychain keeps in memory for it.
+    private let forgetsOnRelease: Bool
+
+    /// A key; `forgetsOnRelease` for the one object that owns a key the keychain keeps in
+    /// memory only (`AsymmetricKey.isKeptInKeychainMemory`).
+    init(_ key: AsymmetricKey, holder: KeyHolder? = nil, forgetsOnRelease: Bool = false) {
         self.key = key
         self.holder = key.isHeldByKeychain ? holder ?? .process : nil
+        self.forgetsOnRelease = forgetsOnRelease && key.isKeptInKeychainMemory
+    }
+
+    /// Asks the keychain to forget a key it keeps in memory for this object, at best effort
+    /// (the keychain also drops it when this process is gone).
+    deinit {
+        guard forgetsOnRelease, let handle = key.keychainItemReference else { return }
+        try? (holder?.keychain ?? ProcessKeychain.resolve()).forgetEphemeralKey(handle)
     }
 
     /// For a key the keychain holds, the keychain's answer to `operation`; nil for a key that

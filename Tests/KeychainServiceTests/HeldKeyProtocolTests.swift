@@ -291,3 +291,137 @@ final class SwiftTPM {
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
+
+/// Token keys not stored: `keychaind` keeps them in memory for the process that made them.
+extension HeldKeyProtocolTests {
+    /// `request` sent by another process (a Python child with its own connection): the daemon's
+    /// reply as raw bytes.
+    static func exchangeFromAnotherProcess(socket path: String, _ request: ServiceRequest) throws -> ServiceResponse {
+        let script = """
+            import socket, struct, sys
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(sys.argv[1])
+            s.sendall(sys.stdin.buffer.read())
+            def take(n):
+                out = b""
+                while len(out) < n:
+                    chunk = s.recv(n - len(out))
+                    if not chunk: raise SystemExit(3)
+                    out += chunk
+                return out
+            header = take(8)
+            sys.stdout.buffer.write(header + take(struct.unpack(">I", header[4:8])[0]))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script, path]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(try ServiceMessageCoding.frame(request))
+        try input.fileHandleForWriting.close()
+        var reply = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let payload = try ServiceMessageCoding.nextPayload(from: &reply) else {
+            throw KeychainError(.notAvailable, "the other process got no reply")
+        }
+        return try ServiceMessageCoding.response(fromPayload: payload)
+    }
+
+    @Test("A token key not stored is made in the daemon's TPM and kept in its memory: the client gets a reference, searches never find it, it signs only with a grant, another process presenting its handle gets errSecItemNotFound, and forgetting it ends it", .enabled(if: SwiftTPM.executable != nil))
+    func ephemeralTokenKeyStaysInTheDaemon() throws {
+        let tpm = try SwiftTPM()
+        defer { tpm.stop() }
+        let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
+        let socket = try UnixSocket.connect(to: fixture.socket)
+        let path = fixture.root + "/keys.keychain-db"
+        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
+            Issue.record("the keychain was not created")
+            return
+        }
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [
+            .type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("ephemeral".utf8)),
+            .tokenID: .string(AsymmetricKey.secureEnclaveTokenID),
+        ]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
+        request.returns = [.reference]
+        let generated = try Self.response(socket, path, .generateEphemeralKey(request, type: .ellipticCurve, bits: 256))
+        guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
+            Issue.record("no key was generated: \(generated.response)")
+            return
+        }
+        #expect(held.isKeptInKeychainMemory)
+        #expect(result.persistentReference == nil)
+        // The reply holds the reference alone: its magic, the handle and the public key.
+        #expect(generated.raw.range(of: Data("KCEPHK01".utf8)) != nil)
+        #expect(!held.isHardwareBacked)
+        let handle = try #require(held.keychainItemReference)
+
+        var search = ItemRequest(itemClass: .key)
+        search.returns = [.attributes]
+        search.matchLimit = .all
+        let found = try Self.response(socket, path, .search(search)).response
+        if case .items(let items) = found { #expect(items.isEmpty) } else if case .failure(let error) = found {
+            #expect(error.code == .itemNotFound)
+        } else { Issue.record("unexpected search reply \(found)") }
+        guard case .itemsWithDamage(let all, _) = try Self.response(socket, path, .allItems(includingData: false)).response else {
+            Issue.record("no dump")
+            return
+        }
+        #expect(all.allSatisfy { $0.itemClass != .key })
+
+        let message = Data("message".utf8)
+        let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
+        var use = KeyUse(item: handle, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
+        guard case .failure(let refused) = try Self.response(socket, path, .useKey(use)).response else {
+            Issue.record("the key signed without authentication")
+            return
+        }
+        #expect(refused.code == .interactionNotAllowed)
+        // Another process, with the same handle: the key does not exist for it (not even a refusal).
+        guard case .failure(let foreign) = try Self.exchangeFromAnotherProcess(socket: fixture.socket, ServiceRequest(keychainPath: path, operation: .useKey(use))) else {
+            Issue.record("another process used the key")
+            return
+        }
+        #expect(foreign.code == .itemNotFound)
+        guard case .failure(let foreignForget) = try Self.exchangeFromAnotherProcess(
+            socket: fixture.socket, ServiceRequest(keychainPath: path, operation: .forgetEphemeralKey(handle: handle)))
+        else {
+            Issue.record("another process forgot the key")
+            return
+        }
+        #expect(foreignForget.code == .itemNotFound)
+
+        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return
+        }
+        use.authentication.grant = grant
+        let signed = try Self.response(socket, path, .useKey(use))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return
+        }
+        try held.publicKey().verify(algorithm, message, signature: signature)
+        var export = KeyUse(item: handle, operation: .export, authentication: ItemAuthentication(grant: grant))
+        export.authenticationUI = .fail
+        guard case .failure(let exportRefused) = try Self.response(socket, path, .useKey(export)).response else {
+            Issue.record("the token key's private key was exported")
+            return
+        }
+        #expect(exportRefused.code == .unimplemented)
+
+        guard case .done = try Self.response(socket, path, .forgetEphemeralKey(handle: handle)).response else {
+            Issue.record("the key was not forgotten")
+            return
+        }
+        guard case .failure(let gone) = try Self.response(socket, path, .useKey(use)).response else {
+            Issue.record("a forgotten key signed")
+            return
+        }
+        #expect(gone.code == .itemNotFound)
+    }
+}

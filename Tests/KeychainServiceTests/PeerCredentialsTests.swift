@@ -117,6 +117,24 @@ struct PeerCredentialsTests {
         #expect(throws: ProcessCallError.self) { try PeerProcess.startTime(of: Int32.max) }
     }
 
+    @Test("a grant owner's process has ended when no process has its pid, or the one that has it started at another time")
+    func grantOwnerEnded() throws {
+        let started = try PeerProcess.startTime(of: getpid())
+        let uid = getuid()
+        #expect(!PeerCredentials.hasEnded(grantOwner: "\(uid):\(getpid()):\(started)"))
+        #expect(PeerCredentials.hasEnded(grantOwner: "\(uid):\(getpid()):\(started + 1)"))
+        #expect(PeerCredentials.hasEnded(grantOwner: "\(uid):\(Int32.max):\(started)"))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        let pid = child.processIdentifier
+        let childStarted = try? PeerProcess.startTime(of: pid)
+        child.waitUntilExit()
+        if let childStarted { #expect(PeerCredentials.hasEnded(grantOwner: "\(uid):\(pid):\(childStarted)")) }
+        // A name of another shape is never taken for an ended process.
+        #expect(!PeerCredentials.hasEnded(grantOwner: "someone"))
+    }
+
     @Test("an executable is digested once per version of its file; a changed file is digested again")
     func digestCachedPerFileVersion() throws {
         let directory = try PeerTestDirectory()

@@ -131,6 +131,7 @@ enum WireSamples {
             .useKey(KeyUse(item: heldKeyItem, operation: .keyExchange(algorithm: "algid:keyexchange:ECDH", peer: publicKey, parameters: KeyOperationParameters()))),
             .useKey(KeyUse(item: heldKeyItem, operation: .export, authenticationUI: .fail)),
             .generateKey(fullRequest, type: .rsa, bits: 2048), .generateKey(bareRequest, type: .ellipticCurve, bits: 256),
+            .generateEphemeralKey(fullRequest, type: .ellipticCurve, bits: 256), .forgetEphemeralKey(handle: Data([1, 2, 3])),
         ]
     }
 
@@ -255,6 +256,8 @@ extension ServiceOperation: Equatable {
         case (.revokeAuthentication(let g), .revokeAuthentication(let h)): return g == h
         case (.useKey(let x), .useKey(let y)): return x == y
         case (.generateKey(let x, let t, let b), .generateKey(let y, let u, let c)): return x == y && t == u && b == c
+        case (.generateEphemeralKey(let x, let t, let b), .generateEphemeralKey(let y, let u, let c)): return x == y && t == u && b == c
+        case (.forgetEphemeralKey(let x), .forgetEphemeralKey(let y)): return x == y
         default: return false
         }
     }

@@ -81,6 +81,8 @@ struct WireVectorTests {
                 operation: .keyExchange(algorithm: "algid:keyexchange:ECDH:standard:X963SHA256", peer: WireSamples.publicKey, parameters: WireSamples.exchangeParameters)))))),
             ("request-use-key-export", .request(ServiceRequest(keychainPath: "/k", operation: .useKey(KeyUse(item: WireSamples.heldKeyItem, operation: .export))))),
             ("request-generate-key", .request(ServiceRequest(keychainPath: "/k", operation: .generateKey(WireSamples.generateRequest, type: .ellipticCurve, bits: 256)))),
+            ("request-generate-ephemeral-key", .request(ServiceRequest(keychainPath: "/k", operation: .generateEphemeralKey(WireSamples.generateRequest, type: .ellipticCurve, bits: 256)))),
+            ("request-forget-ephemeral-key", .request(ServiceRequest(keychainPath: "/k", operation: .forgetEphemeralKey(handle: Data("KCEPHK01".utf8) + Data(repeating: 0x47, count: 32))))),
             ("response-key-output", .response(.keyOutput(Data([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02])))),
             ("response-item-held-key", .response(.item(WireSamples.heldKeyResult))),
             ("response-grant", .response(.grant(Data(repeating: 0x47, count: 32)))),

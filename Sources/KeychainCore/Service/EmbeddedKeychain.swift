@@ -76,6 +76,14 @@ public struct EmbeddedKeychain: KeychainHandle {
         try keychain.generateKey(request, type: type, bits: bits, context: context)
     }
 
+    public func generateEphemeralKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult {
+        try keychain.generateEphemeralKey(request, type: type, bits: bits, context: context)
+    }
+
+    public func forgetEphemeralKey(_ handle: Data) throws {
+        try keychain.forgetEphemeralKey(handle, context: context)
+    }
+
     @discardableResult
     public func changePasscode(from old: Data?, to new: Data?) throws -> Int {
         try keychain.changePasscode(from: old, to: new)

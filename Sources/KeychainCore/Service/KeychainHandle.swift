@@ -53,6 +53,13 @@ public protocol KeychainHandle: Sendable {
     /// `request` describes (`SecKeyCreateRandomKey` for a key the keychain holds); returns what
     /// `request.returns` asks for.
     func generateKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult?
+    /// Generates a private key of `type` and `bits` that the keychain keeps in memory only, for
+    /// this caller, with the attributes and access control of the key item `request` describes
+    /// (`SecKeyCreateRandomKey` without `kSecAttrIsPermanent` for a token key with constraints);
+    /// returns its reference, used through `useKey`.
+    func generateEphemeralKey(_ request: ItemRequest, type: KeyType, bits: Int) throws -> ItemResult
+    /// Forgets a key `generateEphemeralKey` made (its `SecKey` was released).
+    func forgetEphemeralKey(_ handle: Data) throws
     /// Sets, changes or removes the passcode; returns how many items were sealed again.
     @discardableResult
     func changePasscode(from old: Data?, to new: Data?) throws -> Int

@@ -66,6 +66,16 @@ public final class PeerCredentials: Sendable {
         return "\(uid):\(pid):\(started)"
     }
 
+    /// Whether the process a `grantOwner` name names has ended: no process runs under its pid,
+    /// or the one that does started at another time (it took the pid over). A name of another
+    /// shape is never taken for an ended process.
+    static func hasEnded(grantOwner owner: String, proc: String = "/proc") -> Bool {
+        let parts = owner.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let pid = Int32(parts[1]) else { return false }
+        guard let started = try? PeerProcess.startTime(of: pid, proc: proc) else { return true }
+        return String(started) != parts[2]
+    }
+
     /// Confirms that the process that connected still runs under `pid`, so that what was read
     /// from `/proc/<pid>` before this call was its own.
     ///

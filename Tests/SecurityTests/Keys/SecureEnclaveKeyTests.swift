@@ -506,7 +506,7 @@ extension SecureEnclaveKeyTests {
 
 /// Token keys that are not stored (CryptoKit's `SecureEnclave.P256` keys are such keys).
 extension SecureEnclaveKeyTests {
-    @Test("A token key generated without kSecAttrIsPermanent is not stored; with .privateKeyUsage | .devicePasscode Apple's Secure Enclave asks before each signature (a known gap here: see KeyGeneration)")
+    @Test("A token key generated without kSecAttrIsPermanent with .privateKeyUsage | .devicePasscode (CryptoKit's SecureEnclave.P256 key) is not stored, and the keychain asks before each signature")
     func ephemeralTokenKeyWithConstraints() throws {
         try withTPM { _, environment in
             #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
@@ -520,11 +520,71 @@ extension SecureEnclaveKeyTests {
                 kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control, kSecAttrApplicationTag as String: Self.tag] as [String: Any],
             ])
             #expect(count([kSecClass as String: kSecClassKey]) == 0)
-            let signature = try sign(key, .ecdsaSignatureMessageX962SHA256, Data("ephemeral".utf8))
-            #expect(verifyStatus(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageX962SHA256, Data("ephemeral".utf8), signature) == errSecSuccess)
-            withKnownIssue("a token key that is not stored signs without satisfying its access control") {
-                #expect(pinentry.prompts == 1)
+            #expect(count([kSecClass as String: kSecClassKey, kSecAttrApplicationTag as String: Self.tag]) == 0)
+            #expect(pinentry.prompts == 0)
+            for (round, message) in [Data("ephemeral".utf8), Data("again".utf8)].enumerated() {
+                let signature = try sign(key, .ecdsaSignatureMessageX962SHA256, message)
+                #expect(verifyStatus(try #require(SecKeyCopyPublicKey(key)), .ecdsaSignatureMessageX962SHA256, message, signature) == errSecSuccess)
+                // Each signature asked (no context is bound to the key).
+                #expect(pinentry.prompts == round + 1)
             }
+            // Its private key never leaves the token.
+            var exportError: Unmanaged<CFError>?
+            #expect(SecKeyCopyExternalRepresentation(key, &exportError) == nil)
+            #expect(exportError?.takeRetainedValue().code == Int(errSecUnimplemented))
+        }
+    }
+
+    @Test("A token key not stored, made with kSecUseAuthenticationUIFail, refuses to sign without authentication (errSecInteractionNotAllowed) and asks nobody; with its LAContext it signs after one prompt")
+    func ephemeralTokenKeyRefusesWithoutInteraction() throws {
+        try withTPM { _, environment in
+            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
+            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
+            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+            let refusing = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                kSecPrivateKeyAttrs as String: [
+                    kSecAttrAccessControl as String: control, kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
+                ] as [String: Any],
+            ])
+            let message = Data("x".utf8) as CFData
+            #expect(errorCode { SecKeyCreateSignature(refusing, .ecdsaSignatureMessageX962SHA256, message, $0) } == Int(errSecInteractionNotAllowed))
+            let publicKey = try #require(SecKeyCopyPublicKey(refusing))
+            let ciphertext = try #require(SecKeyCreateEncryptedData(publicKey, .eciesEncryptionStandardX963SHA256AESGCM, Data("y".utf8) as CFData, nil) as Data?)
+            #expect(errorCode { SecKeyCreateDecryptedData(refusing, .eciesEncryptionStandardX963SHA256AESGCM, ciphertext as CFData, $0) } == Int(errSecInteractionNotAllowed))
+            #expect(pinentry.prompts == 0)
+
+            let withContext = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                kSecPrivateKeyAttrs as String: [
+                    kSecAttrAccessControl as String: control, kSecUseAuthenticationContext as String: pinentry.context(.pin, pin: "2580"),
+                ] as [String: Any],
+            ])
+            for _ in 0..<2 { _ = try sign(withContext, .ecdsaSignatureMessageX962SHA256, Data("z".utf8)) }
+            #expect(pinentry.prompts == 1)
+        }
+    }
+
+    @Test("Releasing a token key that is not stored forgets it in the keychain: a process making and releasing more such keys than it may hold at once is never refused")
+    func releasedEphemeralTokenKeysAreForgotten() throws {
+        try withTPM { _, _ in
+            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+            let parameters: [String: Any] = [
+                kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
+                kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control] as [String: Any],
+            ]
+            // One more than the keychain keeps for one process (`EphemeralHeldKeys.capacityPerOwner`, 256).
+            for _ in 0..<257 { _ = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: parameters) }
+            var kept: [SecKey] = []
+            for _ in 0..<256 { kept.append(try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: parameters)) }
+            var error: Unmanaged<CFError>?
+            #expect(SecKeyCreateRandomKey([
+                kSecAttrKeyType as String: kSecAttrKeyTypeECSECPrimeRandom, kSecAttrKeySizeInBits as String: 256,
+            ].merging(parameters) { $1 } as CFDictionary, &error) == nil)
+            #expect(error?.takeRetainedValue().code == Int(errSecAllocate))
         }
     }
 }
