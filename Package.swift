@@ -203,7 +203,7 @@ let package = Package(
         // What several test targets start beside themselves: a private D-Bus, the scripted fprintd.
         .target(
             name: "KeychainTestSupport",
-            dependencies: ["KeychainDBus", "KeychainAuthentication"],
+            dependencies: ["KeychainDBus", "KeychainAuthentication", "KeychainHardware"],
             path: "Tests/KeychainTestSupport",
             swiftSettings: strictFlags
         ),
@@ -236,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SecurityTests",
-            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService", "KeychainAuthentication"],
+            dependencies: ["Security", "LocalAuthentication", "KeychainCore", "KeychainService", "KeychainAuthentication", "KeychainTestSupport"],
             swiftSettings: strictFlags
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import Foundation
 import KeychainCore
 import KeychainHardware
 import KeychainService
+import KeychainTestSupport
 import Testing
 
 /// A private key stored with access control stays in `keychaind`: what the daemon sends its
@@ -173,10 +174,10 @@ struct HeldKeyProtocolTests {
         for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: scalar) == nil) }
     }
 
-    @Test("A Secure Enclave key with constraints is made in the daemon's TPM: the client gets a reference, and no reply before the granted read of the item's data holds the TPM blob", .enabled(if: SwiftTPM.executable != nil))
+    @Test("A Secure Enclave key with constraints is made in the daemon's TPM: the client gets a reference, and no reply before the granted read of the item's data holds the TPM blob", .enabled(if: SoftwareTPM.executable != nil))
     func tokenKeyGeneratedInTheDaemon() throws {
-        let tpm = try SwiftTPM()
-        defer { tpm.stop() }
+        let tpm = try SoftwareTPM()
+        defer { tpm.kill() }
         let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
         let socket = try UnixSocket.connect(to: fixture.socket)
         let path = fixture.root + "/keys.keychain-db"
@@ -244,53 +245,6 @@ struct HeldKeyProtocolTests {
     }
 }
 
-/// A software TPM (`swtpm` in socket mode) for one test: its state in a temporary directory, on a
-/// free-looking loopback port pair, answering once a TPM context opens on it; killed by `stop`.
-final class SwiftTPM {
-    /// `swtpm`'s path, nil when it is not installed.
-    static let executable = ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    let directory: String
-    let port: UInt16
-    private let process: Process
-
-    /// The TCTI string selecting it (`KEYCHAIN_TPM`).
-    var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
-
-    init() throws {
-        directory = NSTemporaryDirectory() + "swtpm-service-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = UInt16.random(in: 20_000...60_000)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable ?? "/usr/bin/swtpm")
-        process.arguments = [
-            "socket", "--tpm2", "--tpmstate", "dir=\(directory)",
-            "--server", "type=tcp,port=\(port),bindaddr=127.0.0.1", "--ctrl", "type=tcp,port=\(port + 1),bindaddr=127.0.0.1",
-            "--flags", "not-need-init,startup-clear",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        for _ in 0..<500 where process.isRunning {
-            if let context = try? TPMContext(tcti: tcti, storageKey: false) {
-                context.close()
-                return
-            }
-            usleep(10_000)
-        }
-        stop()
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "swtpm did not answer on port \(port)"])
-    }
-
-    /// Kills the TPM and removes its state.
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-}
 
 /// Token keys not stored: `keychaind` keeps them in memory for the process that made them.
 extension HeldKeyProtocolTests {
@@ -330,10 +284,10 @@ extension HeldKeyProtocolTests {
         return try ServiceMessageCoding.response(fromPayload: payload)
     }
 
-    @Test("A token key not stored is made in the daemon's TPM and kept in its memory: the client gets a reference, searches never find it, it signs only with a grant, another process presenting its handle gets errSecItemNotFound, and forgetting it ends it", .enabled(if: SwiftTPM.executable != nil))
+    @Test("A token key not stored is made in the daemon's TPM and kept in its memory: the client gets a reference, searches never find it, it signs only with a grant, another process presenting its handle gets errSecItemNotFound, and forgetting it ends it", .enabled(if: SoftwareTPM.executable != nil))
     func ephemeralTokenKeyStaysInTheDaemon() throws {
-        let tpm = try SwiftTPM()
-        defer { tpm.stop() }
+        let tpm = try SoftwareTPM()
+        defer { tpm.kill() }
         let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
         let socket = try UnixSocket.connect(to: fixture.socket)
         let path = fixture.root + "/keys.keychain-db"

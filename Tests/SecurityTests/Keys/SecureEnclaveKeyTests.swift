@@ -2,6 +2,7 @@ import Foundation
 import KeychainAuthentication
 import KeychainCore
 import KeychainService
+import KeychainTestSupport
 import LocalAuthentication
 @_spi(Testing) import Security
 import Testing

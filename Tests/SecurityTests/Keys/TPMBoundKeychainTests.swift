@@ -2,6 +2,7 @@ import Foundation
 @_spi(Testing) @testable import KeychainCore
 import KeychainHardware
 import KeychainSQLite
+import KeychainTestSupport
 import Testing
 
 /// A keychain directory's device key sealed by a TPM 2.0 (a `swtpm` of each test's own): new

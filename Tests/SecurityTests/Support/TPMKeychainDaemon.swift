@@ -1,5 +1,6 @@
 import Foundation
 import KeychainService
+import KeychainTestSupport
 
 /// In daemon mode (`KEYCHAIN_MODE=daemon`), a `keychaind` of the test's own with the test's TPM
 /// (`KEYCHAIN_TPM` in its environment, as a daemon started by a client on a machine with that TPM

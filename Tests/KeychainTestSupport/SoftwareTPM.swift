@@ -1,30 +1,34 @@
 import Foundation
 import KeychainHardware
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A software TPM 2.0 (`swtpm` in socket mode) of the test's own: its state in a fresh temporary
 /// directory, its command and control ports free loopback ports, started with
 /// `not-need-init,startup-clear` so it answers at once. `tcti` is the `KEYCHAIN_TPM` value that
 /// selects it. Stopped (SIGKILL) and its directory removed when released or `kill()`ed.
-final class SoftwareTPM: @unchecked Sendable {
+package final class SoftwareTPM: @unchecked Sendable {
     /// Why a TPM could not be started.
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+    package struct StartFailure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// `swtpm`'s path; the tests that need a TPM fail (not skip) without it: `.ci/run` installs it.
-    static let executable = ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    package static let executable = ["/usr/bin/swtpm", "/usr/local/bin/swtpm"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// The state directory.
-    let directory: URL
+    package let directory: URL
     /// The TPM command port (the control port is the next one).
-    let port: UInt16
+    package let port: UInt16
     private var process: Process
 
     /// The TCTI string for `KEYCHAIN_TPM`.
-    var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
+    package var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
 
     /// Starts a new TPM and waits until its command port accepts connections.
-    init() throws {
+    package init() throws {
         guard let executable = Self.executable else {
             throw StartFailure(description: "swtpm is not installed (apt-get install swtpm swtpm-tools)")
         }
@@ -43,7 +47,7 @@ final class SoftwareTPM: @unchecked Sendable {
     }
 
     /// Kills the TPM and starts it again on the same state and port: the machine rebooted.
-    func restart() throws {
+    package func restart() throws {
         kill()
         guard let executable = Self.executable, let process = try Self.launch(executable, state: directory, port: port) else {
             throw StartFailure(description: "swtpm did not restart on port \(port)")
@@ -81,7 +85,7 @@ final class SoftwareTPM: @unchecked Sendable {
     }
 
     /// Kills the TPM (SIGKILL): the next command to it fails as a vanished device would.
-    func kill() {
+    package func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -89,7 +93,7 @@ final class SoftwareTPM: @unchecked Sendable {
 
     /// Runs `body` with this TPM selected on the calling thread (as `KEYCHAIN_TPM` selects one
     /// for a process), restoring the previous selection after.
-    func selected<T>(_ body: () throws -> T) rethrows -> T {
+    package func selected<T>(_ body: () throws -> T) rethrows -> T {
         try Self.withTCTI(tcti, body)
     }
 
@@ -97,7 +101,7 @@ final class SoftwareTPM: @unchecked Sendable {
     /// environment is left alone: other suites of this test process create keychains and start
     /// processes meanwhile, and a `KEYCHAIN_TPM` set here would bind their keychains to this
     /// test's TPM, which is gone once the test ends.
-    static func withTCTI<T>(_ tcti: String, _ body: () throws -> T) rethrows -> T {
+    package static func withTCTI<T>(_ tcti: String, _ body: () throws -> T) rethrows -> T {
         try TPMContext.withTCTI(tcti, body)
     }
 
