@@ -176,22 +176,9 @@ struct HeldKeyProtocolTests {
 
     @Test("A Secure Enclave key with constraints is made in the daemon's TPM: the client gets a reference, and no reply before the granted read of the item's data holds the TPM blob", .enabled(if: SoftwareTPM.executable != nil))
     func tokenKeyGeneratedInTheDaemon() throws {
-        let tpm = try SoftwareTPM()
-        defer { tpm.kill() }
-        let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
-        let socket = try UnixSocket.connect(to: fixture.socket)
-        let path = fixture.root + "/keys.keychain-db"
-        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
-            Issue.record("the keychain was not created")
-            return
-        }
-        var request = ItemRequest(itemClass: .key)
-        request.attributes = [
-            .type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("token".utf8)),
-            .tokenID: .string(AsymmetricKey.secureEnclaveTokenID),
-        ]
-        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
-        request.returns = [.reference]
+        let daemon = try TokenDaemon()
+        let (socket, path) = (daemon.socket, daemon.path)
+        let request = try TokenDaemon.keyRequest(tag: "token")
         let generated = try Self.response(socket, path, .generateKey(request, type: .ellipticCurve, bits: 256))
         guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
             Issue.record("no key was generated: \(generated.response)")
@@ -286,22 +273,9 @@ extension HeldKeyProtocolTests {
 
     @Test("A token key not stored is made in the daemon's TPM and kept in its memory: the client gets a reference, searches never find it, it signs only with a grant, another process presenting its handle gets errSecItemNotFound, and forgetting it ends it", .enabled(if: SoftwareTPM.executable != nil))
     func ephemeralTokenKeyStaysInTheDaemon() throws {
-        let tpm = try SoftwareTPM()
-        defer { tpm.kill() }
-        let fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
-        let socket = try UnixSocket.connect(to: fixture.socket)
-        let path = fixture.root + "/keys.keychain-db"
-        guard case .done = try Self.response(socket, path, .create(passcode: Data("2580".utf8))).response else {
-            Issue.record("the keychain was not created")
-            return
-        }
-        var request = ItemRequest(itemClass: .key)
-        request.attributes = [
-            .type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data("ephemeral".utf8)),
-            .tokenID: .string(AsymmetricKey.secureEnclaveTokenID),
-        ]
-        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
-        request.returns = [.reference]
+        let daemon = try TokenDaemon()
+        let (fixture, socket, path) = (daemon.fixture, daemon.socket, daemon.path)
+        let request = try TokenDaemon.keyRequest(tag: "ephemeral")
         let generated = try Self.response(socket, path, .generateEphemeralKey(request, type: .ellipticCurve, bits: 256))
         guard case .item(let result?) = generated.response, case .key(let held)? = result.reference else {
             Issue.record("no key was generated: \(generated.response)")
@@ -377,5 +351,34 @@ extension HeldKeyProtocolTests {
             return
         }
         #expect(gone.code == .itemNotFound)
+    }
+}
+
+/// A keychaind on a software TPM of the test's own, with a keychain (passcode "2580") it created.
+struct TokenDaemon {
+    let tpm: SoftwareTPM
+    let fixture: DaemonFixture
+    let socket: UnixSocket
+    let path: String
+
+    init() throws {
+        tpm = try SoftwareTPM()
+        fixture = try DaemonFixture(environment: ["KEYCHAIN_TPM": tpm.tcti])
+        socket = try UnixSocket.connect(to: fixture.socket)
+        path = fixture.root + "/keys.keychain-db"
+        let created = try HeldKeyProtocolTests.response(socket, path, .create(passcode: Data("2580".utf8))).response
+        guard case .done = created else { throw KeychainError(.internal, "the keychain was not created: \(created)") }
+    }
+
+    /// A Secure Enclave P-256 key whose use needs the passcode, tagged `tag`, returned as a reference.
+    static func keyRequest(tag: String) throws -> ItemRequest {
+        var request = ItemRequest(itemClass: .key)
+        request.attributes = [
+            .type: .integer(KeyType.ellipticCurve.rawValue), .applicationTag: .data(Data(tag.utf8)),
+            .tokenID: .string(AsymmetricKey.secureEnclaveTokenID),
+        ]
+        request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
+        request.returns = [.reference]
+        return request
     }
 }

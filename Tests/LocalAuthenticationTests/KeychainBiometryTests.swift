@@ -50,16 +50,23 @@ struct KeychainBiometryTests {
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    @Test("A matching finger opens a biometryAny item read with security -w; a wrong one does not")
-    func biometricItemThroughFprintd() throws {
-        let fprintd = try FprintdDouble()
+    /// A reader with one enrolled finger on `fprintd`, and a keychain in a new home holding a
+    /// `.biometryAny` item (account "me", service "vault", secret "finger-secret"); returns the home.
+    private static func biometricItem(_ fprintd: FprintdDouble) throws -> String {
         try fprintd.setReader(present: true)
         try fprintd.setEnrolled(["right-index-finger"])
         let home = NSTemporaryDirectory() + "keychain-biometry-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: home) }
-        let add = try Self.run(
+        let add = try run(
             ["add-generic-password", "-a", "me", "-s", "vault", "-w", "finger-secret", "-A", "biometryAny"], home: home, bus: fprintd.address)
         try #require(add.status == 0, "add failed with \(add.status)")
+        return home
+    }
+
+    @Test("A matching finger opens a biometryAny item read with security -w; a wrong one does not")
+    func biometricItemThroughFprintd() throws {
+        let fprintd = try FprintdDouble()
+        let home = try Self.biometricItem(fprintd)
+        defer { try? FileManager.default.removeItem(atPath: home) }
 
         try fprintd.setScript([[("verify-match", true)]])
         let matched = try Self.run(["find-generic-password", "-a", "me", "-s", "vault", "-w"], home: home, bus: fprintd.address)
@@ -76,13 +83,8 @@ struct KeychainBiometryTests {
     @Test("A reader locked out by five wrong fingers: reading a biometryAny item is errSecAuthFailed (exit 51) and asks no finger")
     func lockoutDuringARead() throws {
         let fprintd = try FprintdDouble()
-        try fprintd.setReader(present: true)
-        try fprintd.setEnrolled(["right-index-finger"])
-        let home = NSTemporaryDirectory() + "keychain-biometry-" + UUID().uuidString
+        let home = try Self.biometricItem(fprintd)
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let add = try Self.run(
-            ["add-generic-password", "-a", "me", "-s", "vault", "-w", "finger-secret", "-A", "biometryAny"], home: home, bus: fprintd.address)
-        try #require(add.status == 0, "add failed with \(add.status)")
         try fprintd.setScript(Array(repeating: [("verify-no-match", true)], count: 5))
         for _ in 0..<5 {
             let refused = try Self.run(["find-generic-password", "-a", "me", "-s", "vault", "-w"], home: home, bus: fprintd.address)
