@@ -194,30 +194,13 @@ struct HeldKeyProtocolTests {
 
         let message = Data("message".utf8)
         let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
-        var use = KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
+        let use = KeyUse(item: item, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
         guard case .failure(let refused) = try Self.response(socket, path, .useKey(use)).response else {
             Issue.record("the token key signed without authentication")
             return
         }
         #expect(refused.code == .interactionNotAllowed)
-        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
-            Issue.record("the passcode was not accepted")
-            return
-        }
-        use.authentication.grant = grant
-        let signed = try Self.response(socket, path, .useKey(use))
-        guard case .keyOutput(let signature) = signed.response else {
-            Issue.record("no signature: \(signed.response)")
-            return
-        }
-        try held.publicKey().verify(algorithm, message, signature: signature)
-        var export = KeyUse(item: item, operation: .export, authentication: ItemAuthentication(grant: grant))
-        export.authenticationUI = .fail
-        guard case .failure(let exportRefused) = try Self.response(socket, path, .useKey(export)).response else {
-            Issue.record("the token key's private key was exported")
-            return
-        }
-        #expect(exportRefused.code == .unimplemented)
+        guard let (grant, signed) = try daemon.signWithGrant(use, held: held, algorithm: algorithm, message: message) else { return }
 
         search.returns = [.data]
         search.authentication.grant = grant
@@ -228,7 +211,7 @@ struct HeldKeyProtocolTests {
         #expect(AsymmetricKey.isHardwareRepresentation(blob))
         // The blob's tail is its TPM2B_PRIVATE (encrypted to the TPM's storage key).
         let wrapped = blob.suffix(48)
-        for raw in [generated.raw, found.raw, signed.raw] { #expect(raw.range(of: wrapped) == nil) }
+        for raw in [generated.raw, found.raw, signed] { #expect(raw.range(of: wrapped) == nil) }
     }
 }
 
@@ -303,7 +286,7 @@ extension HeldKeyProtocolTests {
 
         let message = Data("message".utf8)
         let algorithm = "algid:sign:ECDSA:message-X962:SHA256"
-        var use = KeyUse(item: handle, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
+        let use = KeyUse(item: handle, operation: .sign(algorithm: algorithm, data: message), authenticationUI: .fail)
         guard case .failure(let refused) = try Self.response(socket, path, .useKey(use)).response else {
             Issue.record("the key signed without authentication")
             return
@@ -323,24 +306,7 @@ extension HeldKeyProtocolTests {
         }
         #expect(foreignForget.code == .itemNotFound)
 
-        guard case .grant(let grant) = try Self.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
-            Issue.record("the passcode was not accepted")
-            return
-        }
-        use.authentication.grant = grant
-        let signed = try Self.response(socket, path, .useKey(use))
-        guard case .keyOutput(let signature) = signed.response else {
-            Issue.record("no signature: \(signed.response)")
-            return
-        }
-        try held.publicKey().verify(algorithm, message, signature: signature)
-        var export = KeyUse(item: handle, operation: .export, authentication: ItemAuthentication(grant: grant))
-        export.authenticationUI = .fail
-        guard case .failure(let exportRefused) = try Self.response(socket, path, .useKey(export)).response else {
-            Issue.record("the token key's private key was exported")
-            return
-        }
-        #expect(exportRefused.code == .unimplemented)
+        guard try daemon.signWithGrant(use, held: held, algorithm: algorithm, message: message) != nil else { return }
 
         guard case .done = try Self.response(socket, path, .forgetEphemeralKey(handle: handle)).response else {
             Issue.record("the key was not forgotten")
@@ -380,5 +346,32 @@ struct TokenDaemon {
         request.accessControl = try AccessControlPolicy(protection: .whenUnlocked, flags: [.privateKeyUsage, .devicePasscode])
         request.returns = [.reference]
         return request
+    }
+
+    /// Gets a grant for the passcode, checks that `use` (a signature of `message` under
+    /// `algorithm`) succeeds with it and verifies under `held`'s public key, and that exporting
+    /// the key is refused (`errSecUnimplemented`) even with the grant; returns the grant and the
+    /// signing reply's raw bytes, nil (with the issue recorded) when a step fails.
+    func signWithGrant(_ use: KeyUse, held: AsymmetricKey, algorithm: String, message: Data) throws -> (grant: Data, signedReply: Data)? {
+        guard case .grant(let grant) = try HeldKeyProtocolTests.response(socket, path, .authenticate(passcode: Data("2580".utf8), grant: nil)).response else {
+            Issue.record("the passcode was not accepted")
+            return nil
+        }
+        var use = use
+        use.authentication.grant = grant
+        let signed = try HeldKeyProtocolTests.response(socket, path, .useKey(use))
+        guard case .keyOutput(let signature) = signed.response else {
+            Issue.record("no signature: \(signed.response)")
+            return nil
+        }
+        try held.publicKey().verify(algorithm, message, signature: signature)
+        var export = KeyUse(item: use.item, operation: .export, authentication: ItemAuthentication(grant: grant))
+        export.authenticationUI = .fail
+        guard case .failure(let exportRefused) = try HeldKeyProtocolTests.response(socket, path, .useKey(export)).response else {
+            Issue.record("the token key's private key was exported")
+            return nil
+        }
+        #expect(exportRefused.code == .unimplemented)
+        return (grant, signed.raw)
     }
 }

@@ -20,6 +20,24 @@ struct SecureEnclaveKeyTests {
     /// starts (which do not see the test's TPM) open it too. Through `keychaind`, the keychain is
     /// served by a daemon of the test's own that has the TPM (`TPMKeychainDaemon`): the keys the
     /// keychain holds are made and used in the TPM by the daemon.
+    /// Runs `body` on a TPM-bound keychain whose passcode is "2580", with the calls' prompts going
+    /// to a scripted pinentry that types it.
+    private func withPasscodePrompt<T>(_ body: (ScriptedPinentry) throws -> T) throws -> T {
+        try withTPM { _, environment in
+            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
+            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
+            let pinentry = ScriptedPinentry(directory: environment.dataHome)
+            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
+            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
+            return try body(pinentry)
+        }
+    }
+
+    /// `.privateKeyUsage | .devicePasscode`, this device only, when unlocked.
+    static func passcodeForUse() throws -> SecAccessControl {
+        try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+    }
+
     private func withTPM<T>(_ body: (SoftwareTPM, TemporaryKeychain.Environment) throws -> T) throws -> T {
         try TemporaryKeychain.run { environment in
             guard TestMode.throughDaemon else {
@@ -350,12 +368,7 @@ extension SecureEnclaveKeyTests {
 extension SecureEnclaveKeyTests {
     @Test("The guide's enclave key (.privateKeyUsage | .userPresence): its signatures verify, and found again with kSecUseAuthenticationUIFail it refuses to sign (errSecInteractionNotAllowed)")
     func guideEnclaveKeyAsksBeforeSigning() throws {
-        try withTPM { _, environment in
-            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
-            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
-            let pinentry = ScriptedPinentry(directory: environment.dataHome)
-            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
-            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
+        try withPasscodePrompt { pinentry in
             let key = try ItemClassesGuideKeys().makeEnclaveKey()
             #expect(pinentry.prompts == 0)
             let message = Data("enclave".utf8)
@@ -509,13 +522,8 @@ extension SecureEnclaveKeyTests {
 extension SecureEnclaveKeyTests {
     @Test("A token key generated without kSecAttrIsPermanent with .privateKeyUsage | .devicePasscode (CryptoKit's SecureEnclave.P256 key) is not stored, and the keychain asks before each signature")
     func ephemeralTokenKeyWithConstraints() throws {
-        try withTPM { _, environment in
-            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
-            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
-            let pinentry = ScriptedPinentry(directory: environment.dataHome)
-            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
-            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
-            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+        try withPasscodePrompt { pinentry in
+            let control = try Self.passcodeForUse()
             let key = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
                 kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
                 kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control, kSecAttrApplicationTag as String: Self.tag] as [String: Any],
@@ -538,13 +546,8 @@ extension SecureEnclaveKeyTests {
 
     @Test("A token key not stored, made with kSecUseAuthenticationUIFail, refuses to sign without authentication (errSecInteractionNotAllowed) and asks nobody; with its LAContext it signs after one prompt")
     func ephemeralTokenKeyRefusesWithoutInteraction() throws {
-        try withTPM { _, environment in
-            #expect(SecDataProtectionTesting.useFastKeyDerivation() == errSecSuccess)
-            #expect(SecDataProtectionTesting.setPasscode(Data("2580".utf8), old: nil) == errSecSuccess)
-            let pinentry = ScriptedPinentry(directory: environment.dataHome)
-            OneCallAuthentication.overrideDefaultEnvironment(pinentry.environment(.pin, pin: "2580"))
-            defer { OneCallAuthentication.overrideDefaultEnvironment(nil) }
-            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+        try withPasscodePrompt { pinentry in
+            let control = try Self.passcodeForUse()
             let refusing = try makeKey(kSecAttrKeyTypeECSECPrimeRandom, bits: 256, extra: [
                 kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
                 kSecPrivateKeyAttrs as String: [
@@ -572,7 +575,7 @@ extension SecureEnclaveKeyTests {
     @Test("Releasing a token key that is not stored forgets it in the keychain: a process making and releasing more such keys than it may hold at once is never refused")
     func releasedEphemeralTokenKeysAreForgotten() throws {
         try withTPM { _, _ in
-            let control = try #require(SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlockedThisDeviceOnly, [.privateKeyUsage, .devicePasscode], nil))
+            let control = try Self.passcodeForUse()
             let parameters: [String: Any] = [
                 kSecAttrTokenID as String: kSecAttrTokenIDSecureEnclave,
                 kSecPrivateKeyAttrs as String: [kSecAttrAccessControl as String: control] as [String: Any],
