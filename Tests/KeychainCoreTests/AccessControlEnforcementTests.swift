@@ -305,16 +305,7 @@ struct ApplicationPasswordTests {
         read.authentication.grant = try keychain.authenticate(passcode: Data("2580".utf8), grant: nil, context: Self.context)
         #expect(Self.code { _ = try keychain.search(read, context: Self.context) } == .authenticationNeeded)
         // The sealed row, opened with every key the keychain holds, still needs the password.
-        let row = try #require(try keychain.store.snapshot { tx in
-            var found: StoredRow?
-            try tx.scan(itemClass: .genericPassword) { row in
-                found = row
-                return false
-            }
-            return found
-        })
-        var current = row
-        current.isCurrent = true
+        let current = try #require(try storedRow(of: .genericPassword, in: keychain))
         let blob = try #require(current.secret)
         #expect(ItemSealer.isPasswordSealed(blob))
         #expect(blob.range(of: Data("sealed twice".utf8)) == nil)
@@ -396,16 +387,7 @@ struct KeyApplicationPasswordTests {
         let exported = try keychain.useKey(export, context: Self.context).withUnsafeBytes { Data($0) }
         let scalar = exported.suffix(32)
 
-        let row = try #require(try keychain.store.snapshot { tx in
-            var found: StoredRow?
-            try tx.scan(itemClass: .key) { row in
-                found = row
-                return false
-            }
-            return found
-        })
-        var current = row
-        current.isCurrent = true
+        let current = try #require(try storedRow(of: .key, in: keychain))
         let blob = try #require(current.secret)
         #expect(ItemSealer.isPasswordSealed(blob))
         #expect(blob.range(of: scalar) == nil)
@@ -433,4 +415,20 @@ struct KeyApplicationPasswordTests {
         search.authentication = ItemAuthentication()
         #expect(try keychain.search(search, context: Self.context).count == 1)
     }
+}
+
+/// The first stored row of `itemClass` as it lies in the database, marked current (nil when there
+/// is none): what someone with the file and every key the keychain holds would have.
+func storedRow(of itemClass: ItemClass, in keychain: Keychain) throws -> StoredRow? {
+    let row = try keychain.store.snapshot { tx in
+        var found: StoredRow?
+        try tx.scan(itemClass: itemClass) { row in
+            found = row
+            return false
+        }
+        return found
+    }
+    guard var current = row else { return nil }
+    current.isCurrent = true
+    return current
 }
