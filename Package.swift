@@ -226,7 +226,7 @@ let package = Package(
         // Sync against a real PostgreSQL the tests start (initdb/pg_ctl), through the `security` binary.
         .testTarget(
             name: "KeychainSyncTests",
-            dependencies: ["KeychainSync", "KeychainCore", "KeychainService", "SecurityTool", "KeychainTestClient"],
+            dependencies: ["KeychainSync", "KeychainCore", "KeychainSQLite", "KeychainService", "SecurityTool", "KeychainTestClient"],
             swiftSettings: strictFlags
         ),
         .testTarget(

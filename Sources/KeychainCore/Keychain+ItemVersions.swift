@@ -1,6 +1,7 @@
 import Foundation
 
-/// A row as the store shows it without keys: its number, its class, its UUID and its generation.
+/// A row as the store shows it without keys: its number, its class, its UUID, its primary-key
+/// token and its generation.
 /// The generation is one more at every write of the item (1 when added), is bound into both
 /// sealed parts, and the rollback ledger names it, so a row is never opened at a generation other
 /// than the one its last write gave it. Row numbers are never reused, and a restore inserts its
@@ -16,14 +17,28 @@ package struct ItemVersion: Hashable, Sendable {
     package let uuid: Data
     /// The item's generation.
     package let generation: Int64
+    /// The item's primary-key token (keyed: it says nothing of the primary key without the
+    /// keybag), by which the rollback ledger knows the item.
+    package let token: Data
 
     /// A version as a row shows it.
-    package init(rowID: Int64, itemClass: ItemClass, uuid: Data, generation: Int64) {
+    package init(rowID: Int64, itemClass: ItemClass, uuid: Data, generation: Int64, token: Data) {
         self.rowID = rowID
         self.itemClass = itemClass
         self.uuid = uuid
         self.generation = generation
+        self.token = token
     }
+}
+
+/// The rows of some classes as their clear columns show them (`Keychain.itemVersions(of:)`).
+package struct ItemVersions: Sendable {
+    /// Every row of the classes, in row order.
+    package var versions: [ItemVersion]
+    /// How many items of the classes the rollback ledger counts beyond the rows listed: rows
+    /// removed from the database behind the keychain's back (or lost with its `-wal` file). At
+    /// least 1 for each class when the ledger's root does not authenticate (it cannot say).
+    package var missingRows: Int
 }
 
 /// What opening one synchronizable item by UUID found.
@@ -40,10 +55,39 @@ package enum OpenedSynchronizableItem {
 }
 
 extension Keychain {
-    /// The row number, class, UUID and generation of every item of `classes`, from clear columns alone: no
-    /// row is opened (`queryPlanStatistics.rowsExamined` does not move).
-    package func itemVersions(of classes: [ItemClass]) throws -> [ItemVersion] {
-        try reading { tx in try tx.itemVersions(of: classes) }
+    /// The row number, class, UUID, token and generation of every item of `classes`, from clear
+    /// columns alone, with how many of their items the ledger counts beyond them, in one
+    /// snapshot: no row is opened (`queryPlanStatistics.rowsExamined` does not move).
+    package func itemVersions(of classes: [ItemClass]) throws -> ItemVersions {
+        try reading { tx in
+            let versions = try tx.itemVersions(of: classes)
+            let root = try tx.ledgerRoot()
+            var missing: Int64 = 0
+            for itemClass in Set(classes) {
+                let listed = Int64(versions.lazy.filter { $0.itemClass == itemClass }.count)
+                missing += max(0, (root?.count(of: itemClass) ?? listed + 1) - listed)
+            }
+            return ItemVersions(versions: versions, missingRows: Int(missing))
+        }
+    }
+
+    /// Of `rows` (rows seen before, each by UUID and primary-key token), the UUIDs of those whose
+    /// rows are gone from the database while the rollback ledger still names an item with their
+    /// token (or cannot say, being damaged there): rows removed behind the keychain's back, not
+    /// items deleted through it. A delete through the keychain takes the item out of the ledger
+    /// in the same transaction, so it is never among them; nor is a row still present, nor an
+    /// item whose primary key another row holds now. Nothing is opened; each row gone costs one
+    /// lookup by token.
+    package func vanishedRows(_ rows: [(uuid: Data, token: Data)]) throws -> Set<Data> {
+        guard !rows.isEmpty else { return [] }
+        return try reading { tx in
+            var vanished = Set<Data>()
+            for row in rows where try tx.row(uuid: row.uuid) == nil {
+                let lookup = try tx.lookup(primaryKeyToken: row.token)
+                if lookup.row == nil, lookup.isMissing { vanished.insert(row.uuid) }
+            }
+            return vanished
+        }
     }
 
     /// Up to how many rows `openSynchronizableItems` looks up one by one by UUID; more, and it
@@ -82,7 +126,8 @@ extension Keychain {
             var opened: [Data: OpenedSynchronizableItem] = [:]
             for row in rows {
                 examined += 1
-                let version = ItemVersion(rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, generation: row.generation)
+                let version = ItemVersion(
+                    rowID: row.rowID, itemClass: row.itemClass, uuid: row.uuid, generation: row.generation, token: row.primaryKeyToken)
                 let record: ItemRecord
                 switch store.open(row) {
                 case .opened(let value): record = value
@@ -126,30 +171,33 @@ extension Keychain {
     package func addReturningVersions(
         contentsOf requests: [ItemRequest], context: AccessContext
     ) throws -> [(version: ItemVersion, item: ItemResult)] {
-        let records: [ItemRecord] = try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, tx in
+        let records: [(record: ItemRecord, token: Data)] = try writing(sealing: { try requests.map { try prepareAdd($0, context: context) } }) { prepared, tx in
             if prepared.contains(where: { $0.record.protection == .whenPasscodeSetThisDeviceOnly }) {
                 try requirePasscodeClass(in: tx)
             }
             // As `Transaction.insert(contentsOf:)`: each row, then each group once.
-            var records: [ItemRecord] = []
+            var records: [(record: ItemRecord, token: Data)] = []
             var groups = Set<String>()
             for item in prepared {
                 var record = item.record
                 record.rowID = try tx.insert(item.row)
                 groups.insert(record.accessGroup)
-                records.append(record)
+                records.append((record, item.row.primaryKeyToken))
             }
             for group in groups.sorted() { try tx.registerAccessGroup(group) }
             return records
         }
         let returns: ReturnOptions = [.attributes, .data]
-        return zip(records, requests).compactMap { record, request in
+        return zip(records, requests).compactMap { stored, request in
+            let (record, token) = stored
             let result = ItemResultBuilder(returns: returns).result(
                 itemClass: record.itemClass, attributesOf: record, data: request.secret ?? Data(),
                 persistentReference: record.persistentReference, leavingOutItemsWithoutObject: false
             ) { _ in reference(of: record, secret: request.secret) }
             // A new row is at generation 1 (`KeychainStore.seal(newItem:secret:)`).
-            return result.map { (ItemVersion(rowID: record.rowID, itemClass: record.itemClass, uuid: record.uuid, generation: 1), $0) }
+            return result.map {
+                (ItemVersion(rowID: record.rowID, itemClass: record.itemClass, uuid: record.uuid, generation: 1, token: token), $0)
+            }
         }
     }
 }

@@ -20,6 +20,12 @@ struct LocalItems {
     /// What was seen of every row of the synced classes, for the next exchange; nil when the
     /// keychain gave no versions (every exchange then reads every item).
     var versions: LocalVersions?
+    /// Synchronizable items whose rows were removed from the database behind the keychain's
+    /// back: kept in `entries` as last seen (damage, not deletions).
+    var missingItems = 0
+    /// Whether the keychain's ledger counts rows the table lacks that could not be told apart
+    /// from deletions: no item absent from `entries` is then taken for deleted.
+    var withholdsDeletions = false
 
     /// The items, opened.
     init(items: [String: SyncedItem]) {
@@ -57,7 +63,7 @@ struct LocalItems {
                 (primaryKey, content) = (try item.primaryKeyDigest(), try item.contentDigest())
             }
             entries[primaryKey] = Entry(version: version, content: content, item: item)
-            versions?.entries[version.uuid] = LocalVersions.Entry(rowID: version.rowID, generation: version.generation, item: (primaryKey, content))
+            versions?.entries[version.uuid] = LocalVersions.Entry(version, item: (primaryKey, content))
         }
     }
 }
@@ -70,10 +76,27 @@ extension SyncEngine {
     /// A row that does not open (damaged) keeps what `known` held for it, and is not recorded at
     /// its new generation (it is looked at again next time): a damaged item is neither uploaded
     /// nor taken for a deletion.
-    static func readLocal(_ keychain: any KeychainHandle, known: LocalVersions?) throws -> LocalItems {
-        guard let embedded = keychain as? EmbeddedKeychain else { return LocalItems(items: try localItems(keychain)) }
+    ///
+    /// So is a row gone from the database that the keychain's ledger still names (removed
+    /// behind the keychain's back, `Keychain.vanishedRows`): its item stays as last seen, and
+    /// `missingItems` counts it. Only an item deleted through the keychain is absent. A gone row
+    /// whose token was not kept (an earlier release's versions) is kept likewise while the
+    /// ledger counts rows the table lacks. With no versions known and rows missing, every item
+    /// is read and `withholdsDeletions` set: no absent item is taken for a deletion.
+    static func readLocal(
+        _ keychain: any KeychainHandle, known: LocalVersions?, mirror: [String: SyncState.MirrorEntry]
+    ) throws -> LocalItems {
+        guard let embedded = keychain as? EmbeddedKeychain else { return try readThroughItemCalls(keychain, mirror: mirror) }
         do {
-            let listed = try embedded.keychain.itemVersions(of: SyncedItem.classes)
+            let listing = try embedded.keychain.itemVersions(of: SyncedItem.classes)
+            guard known != nil || listing.missingRows == 0 else {
+                // Nothing to tell a removed row from a deleted one: every item read, no absent
+                // item deleted, and no versions kept (the next exchange asks again).
+                var local = LocalItems(items: try localItems(keychain))
+                local.withholdsDeletions = true
+                return local
+            }
+            let listed = listing.versions
             let known = known ?? LocalVersions()
             // Starts from what was known (most rows are unchanged), dropping the rows now gone.
             var versions = known
@@ -84,6 +107,8 @@ extension SyncEngine {
                 if let item = entry.item {
                     entries[item.primaryKey] = LocalItems.Entry(version: version, content: item.content, item: nil)
                 }
+                // An entry kept without its token (an earlier release's) learns it.
+                if entry.token == nil { versions.entries[version.uuid]?.token = version.token }
             }
             var stillThere = 0
             for version in listed {
@@ -98,9 +123,24 @@ extension SyncEngine {
                     changed.append(version)
                 }
             }
+            var missingItems = 0
             if known.entries.count > stillThere {
                 let present = Set(listed.map(\.uuid))
-                versions.entries = versions.entries.filter { present.contains($0.key) }
+                let gone = known.entries.filter { !present.contains($0.key) }
+                let vanished = try embedded.keychain.vanishedRows(gone.compactMap { uuid, entry in entry.token.map { (uuid, $0) } })
+                for (uuid, entry) in gone {
+                    // A row kept without its token cannot be asked after: taken for deleted
+                    // unless the ledger counts rows the table lacks.
+                    guard entry.token == nil ? listing.missingRows > 0 : vanished.contains(uuid) else {
+                        versions.entries[uuid] = nil
+                        continue
+                    }
+                    // Removed behind the keychain's back: kept as last seen, looked at again next time.
+                    if let item = entry.item {
+                        entries[item.primaryKey] = LocalItems.Entry(version: nil, content: item.content, item: nil)
+                        missingItems += 1
+                    }
+                }
             }
             let opened = try embedded.keychain.openSynchronizableItems(changed, context: embedded.context)
             for version in changed {
@@ -108,14 +148,14 @@ extension SyncEngine {
                 case .item(let result, let seen):
                     let item = SyncedItem(result)
                     guard item.maySync else {
-                        versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: nil)
+                        versions.entries[version.uuid] = LocalVersions.Entry(seen, item: nil)
                         continue
                     }
                     let primaryKey = try item.primaryKeyDigest(), content = try item.contentDigest()
-                    versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: (primaryKey, content))
+                    versions.entries[version.uuid] = LocalVersions.Entry(seen, item: (primaryKey, content))
                     entries[primaryKey] = LocalItems.Entry(version: seen, content: content, item: item)
                 case .local(let seen):
-                    versions.entries[version.uuid] = LocalVersions.Entry(rowID: seen.rowID, generation: seen.generation, item: nil)
+                    versions.entries[version.uuid] = LocalVersions.Entry(seen, item: nil)
                 case .damaged:
                     // Kept at the generation known (looked at again next time).
                     if let entry = known.entries[version.uuid] { keep(version, entry) }
@@ -124,10 +164,28 @@ extension SyncEngine {
                     versions.entries[version.uuid] = nil
                 }
             }
-            return LocalItems(entries: entries, versions: versions)
+            var local = LocalItems(entries: entries, versions: versions)
+            local.missingItems = missingItems
+            return local
         } catch let error as KeychainError {
             throw SyncError(.keychain, "cannot read the keychain's synchronizable items: \(error)")
         }
+    }
+
+    /// The synchronizable items of a keychain reached through the item calls alone (keychaind),
+    /// every one read. A search that reads a class leaves out a row removed behind the
+    /// keychain's back, so when the mirror holds items the keychain no longer shows (an
+    /// exchange would take them for deleted), the keychain is asked for its damage: while its
+    /// ledger counts rows its table lacks, no absent item is taken for deleted.
+    static func readThroughItemCalls(_ keychain: any KeychainHandle, mirror: [String: SyncState.MirrorEntry]) throws -> LocalItems {
+        var local = LocalItems(items: try localItems(keychain))
+        guard mirror.values.contains(where: { local.entries[$0.primaryKey] == nil }) else { return local }
+        do {
+            local.withholdsDeletions = try keychain.allItemsWithDamage(includingData: false).damage.missingItems > 0
+        } catch {
+            throw SyncError(.keychain, "cannot read the keychain's damage: \(error)")
+        }
+        return local
     }
 
     /// Opens the items of `primaryKeys` that `local` knows by digests only.

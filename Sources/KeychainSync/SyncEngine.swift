@@ -201,6 +201,7 @@ package enum SyncEngine {
             do {
                 let server = try download(connection, keychain: keychain, state: &state, report: &report, progress: progress)
                 guard report.refused.isEmpty else { return report }
+                report.damagedLocally = server.local.missingItems > 0 || server.local.withholdsDeletions
                 try upload(connection, keychain: keychain, state: &state, report: &report, server: server)
                 break
             } catch let error as SyncError where error.code == .conflict && attempt < uploadAttempts {
@@ -352,7 +353,7 @@ package enum SyncEngine {
         }
 
         for (key, generation) in resealed { state.mirror[key]?.generation = generation }
-        var local = try readLocal(keychain, known: state.localVersions)
+        var local = try readLocal(keychain, known: state.localVersions, mirror: state.mirror)
         if local.versions != nil { state.localVersions = local.versions }
         try open(deletions.compactMap { state.mirror[$0]?.primaryKey }, in: &local, keychain: keychain)
         for key in deletions {
@@ -418,16 +419,18 @@ package enum SyncEngine {
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
+            let withholdsDeletions = local.withholdsDeletions
             if local.versions != nil {
                 // Items added in this process are known as stored; the rows written otherwise
                 // have new versions, and are opened.
-                local = try readLocal(keychain, known: local.versions)
+                local = try readLocal(keychain, known: local.versions, mirror: state.mirror)
                 state.localVersions = local.versions
             } else {
                 let primaryKeys = applied.compactMap { state.mirror[$0]?.primaryKey }
                 local = LocalItems(items: primaryKeys.count <= storedLookupLimit
                     ? try storedItems(primaryKeys, of: local.openedItems, in: keychain) : try localItems(keychain))
             }
+            local.withholdsDeletions = local.withholdsDeletions || withholdsDeletions
             for key in applied {
                 guard let entry = state.mirror[key] else { continue }
                 state.mirror[key]?.content = local.entries[entry.primaryKey]?.content ?? ""
@@ -624,7 +627,10 @@ package enum SyncEngine {
                 writes.append(.add(item, primaryKey: primaryKey))
             }
         }
-        for (key, entry) in state.mirror.sorted(by: { $0.key < $1.key }) where local.entries[entry.primaryKey] == nil {
+        // An absent item is a deletion, unless the keychain cannot tell (rows removed behind
+        // its back that its versions do not name): then deletions wait for the damage to clear.
+        for (key, entry) in state.mirror.sorted(by: { $0.key < $1.key })
+        where local.entries[entry.primaryKey] == nil && !local.withholdsDeletions {
             writes.append(.delete(key: key, expected: entry.generation))
         }
         return writes
@@ -654,7 +660,7 @@ package enum SyncEngine {
 
     /// How many writes the next exchange would upload.
     private static func pendingChangeCount(_ keychain: any KeychainHandle, state: SyncState) throws -> Int {
-        var local = try readLocal(keychain, known: state.localVersions)
+        var local = try readLocal(keychain, known: state.localVersions, mirror: state.mirror)
         return try pendingWrites(&local, keychain: keychain, state: state).count
     }
 

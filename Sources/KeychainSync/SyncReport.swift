@@ -15,6 +15,10 @@ package struct SyncReport: Sendable {
     /// Whether every record was fetched again: this device's last change sequence was below the
     /// server's tombstone horizon, so deletions it had not seen may have been collected.
     package var fullRefetch = false
+    /// Whether synchronizable rows were removed from the keychain's database behind its back:
+    /// their items were neither uploaded nor taken for deleted (the other devices keep them).
+    /// `security dump-keychain` reports the damage; deleting such an item ends it.
+    package var damagedLocally = false
 }
 
 /// What `security sync status` shows.

@@ -10,7 +10,7 @@ import Testing
 @Suite("Sync local change detection", .serialized)
 struct LocalChangeDetectionTests {
     /// A device syncing in this process, on a server of its own.
-    private struct Device {
+    struct Device {
         let server: SyncServer
         let directory: String
         let handle: EmbeddedKeychain
@@ -156,15 +156,28 @@ struct LocalChangeDetectionTests {
         #expect(try other.search(query).first?.data == Data("changed before the backup".utf8))
     }
 
-    @Test("the local versions survive their coding in the sync state, and malformed ones are refused")
+    @Test("the local versions survive their coding in the sync state, the earlier form without tokens is read, and malformed ones are refused")
     func localVersionsCoding() throws {
         var versions = LocalVersions()
-        versions.entries[Data(repeating: 1, count: 16)] = LocalVersions.Entry(rowID: 7, generation: 3, item: nil)
+        versions.entries[Data(repeating: 1, count: 16)] = LocalVersions.Entry(rowID: 7, generation: 3, token: Data(repeating: 7, count: 32))
         versions.entries[Data(repeating: 2, count: 16)] = LocalVersions.Entry(
-            rowID: 9, generation: 1, item: (String(repeating: "ab", count: 32), String(repeating: "cd", count: 32)))
+            rowID: 9, generation: 1, item: (String(repeating: "ab", count: 32), String(repeating: "cd", count: 32)),
+            token: Data(repeating: 9, count: 32))
         let decoded = try JSONDecoder().decode(LocalVersions.self, from: try JSONEncoder().encode(versions))
         #expect(decoded == versions)
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalVersions.self, from: Data("\"AAEC\"".utf8)) }
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(LocalVersions.self, from: Data("\"2:AAEC\"".utf8)) }
+
+        // The earlier form: 97-byte entries, no prefix, no token.
+        var earlier = Data(repeating: 3, count: 16)
+        withUnsafeBytes(of: Int64(11).littleEndian) { earlier.append(contentsOf: $0) }
+        withUnsafeBytes(of: Int64(2).littleEndian) { earlier.append(contentsOf: $0) }
+        earlier.append(0)
+        earlier.append(Data(count: 64))
+        let read = try JSONDecoder().decode(LocalVersions.self, from: Data("\"\(earlier.base64EncodedString())\"".utf8))
+        #expect(read.entries[Data(repeating: 3, count: 16)] == LocalVersions.Entry(rowID: 11, generation: 2, token: nil))
+        // An entry without its token is written back without it.
+        #expect(try JSONDecoder().decode(LocalVersions.self, from: try JSONEncoder().encode(read)) == read)
     }
 
     @Test("hexadecimal digits decode in either case, and odd or non-hex input is refused")

@@ -99,6 +99,11 @@ struct SyncCommand: CommandDefinition {
                 if report.fullRefetch {
                     invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
                 }
+                if report.damagedLocally {
+                    invocation.console.output(
+                        "synchronizable items are missing from the keychain's database (removed behind its back): "
+                            + "they were not uploaded as deletions; security dump-keychain lists the damage\n")
+                }
                 invocation.console.output(
                     "uploaded \(report.uploaded) changes and \(report.uploadedDeletions) deletions; "
                         + "applied \(report.applied) changes and \(report.appliedDeletions) deletions\n")
