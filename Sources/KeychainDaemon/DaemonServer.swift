@@ -109,7 +109,13 @@ final class DaemonServer: Sendable {
                     response = handler.handle(request, for: caller, cache: callers, withdrawal: departure.cancellation)
                     if departure.stop() { return }
                 } else {
-                    response = handler.handle(request, for: caller, cache: callers)
+                    // A sync's progress goes to the client as it comes; a client that left
+                    // meanwhile loses only the messages (the exchange goes on).
+                    response = handler.handle(request, for: caller, cache: callers) { interim in
+                        var frame = ServiceMessageCoding.frame(interim)
+                        defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
+                        try? client.send(frame)
+                    }
                 }
             } catch {
                 response = .failure(KeychainError(.param, "the request could not be decoded"))
