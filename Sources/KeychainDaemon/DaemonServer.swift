@@ -10,7 +10,8 @@ import Glibc
 /// Accepts clients on the listening socket and serves each on its own thread: refuse a peer of
 /// another user than the socket's (`SO_PEERCRED`) before reading anything, then read a frame,
 /// decide nothing twice (the caller was identified when it connected, and every byte read must
-/// have been written by that process), carry the request out, write the answer.
+/// have been written by that process), carry the request out, write the answer (after a sync's
+/// progress frames, `ServiceResponse.syncProgress`).
 ///
 /// A client is independent of the others: one that sends a frame over the limit or a frame that
 /// does not decode gets an error answer and is disconnected; one that stops reading blocks only
