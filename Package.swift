@@ -61,10 +61,11 @@ let package = Package(
             path: "Sources/CLibPQ"
         ),
         // Sync through PostgreSQL: libpq wrapped once (the only module that imports CLibPQ), the
-        // key hierarchy, the server schema and the exchange, over any `KeychainHandle`.
+        // key hierarchy, the server schema and the exchange, over any `KeychainHandle`; and the
+        // exchange keychaind runs for a client (`DaemonSync`, through KeychainService's protocol).
         .target(
             name: "KeychainSync",
-            dependencies: ["CLibPQ", "KeychainCore", "KeychainCrypto"],
+            dependencies: ["CLibPQ", "KeychainCore", "KeychainCrypto", "KeychainService"],
             swiftSettings: strictFlags
         ),
 

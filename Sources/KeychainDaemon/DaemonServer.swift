@@ -10,7 +10,8 @@ import Glibc
 /// Accepts clients on the listening socket and serves each on its own thread: refuse a peer of
 /// another user than the socket's (`SO_PEERCRED`) before reading anything, then read a frame,
 /// decide nothing twice (the caller was identified when it connected, and every byte read must
-/// have been written by that process), carry the request out, write the answer.
+/// have been written by that process), carry the request out, write the answer (after a sync's
+/// progress frames, `ServiceResponse.syncProgress`).
 ///
 /// A client is independent of the others: one that sends a frame over the limit or a frame that
 /// does not decode gets an error answer and is disconnected; one that stops reading blocks only
@@ -109,7 +110,13 @@ final class DaemonServer: Sendable {
                     response = handler.handle(request, for: caller, cache: callers, withdrawal: departure.cancellation)
                     if departure.stop() { return }
                 } else {
-                    response = handler.handle(request, for: caller, cache: callers)
+                    // A sync's progress goes to the client as it comes; a client that left
+                    // meanwhile loses only the messages (the exchange goes on).
+                    response = handler.handle(request, for: caller, cache: callers) { interim in
+                        var frame = ServiceMessageCoding.frame(interim)
+                        defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
+                        try? client.send(frame)
+                    }
                 }
             } catch {
                 response = .failure(KeychainError(.param, "the request could not be decoded"))

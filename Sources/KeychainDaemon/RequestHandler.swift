@@ -27,12 +27,13 @@ struct RequestHandler: Sendable {
 
     /// Carries out `request` for `caller`; `withdrawal`, when given, withdraws a request that
     /// waits for the user (a fingerprint verification) from another thread: the client left.
+    /// `interim` sends the client the responses that come before the final one (a sync's progress).
     func handle(
         _ request: ServiceRequest, for caller: PeerCredentials, cache: CallerCache = CallerCache(),
-        withdrawal: (any BiometricCancellation)? = nil
+        withdrawal: (any BiometricCancellation)? = nil, interim: ((ServiceResponse) -> Void)? = nil
     ) -> ServiceResponse {
         do {
-            return try perform(request, for: caller, cache: cache, withdrawal: withdrawal)
+            return try perform(request, for: caller, cache: cache, withdrawal: withdrawal, interim: interim)
         } catch let error as KeychainError {
             return .failure(error)
         } catch {
@@ -41,7 +42,8 @@ struct RequestHandler: Sendable {
     }
 
     private func perform(
-        _ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache, withdrawal: (any BiometricCancellation)?
+        _ request: ServiceRequest, for peer: PeerCredentials, cache: CallerCache, withdrawal: (any BiometricCancellation)?,
+        interim: ((ServiceResponse) -> Void)?
     ) throws -> ServiceResponse {
         let path = request.keychainPath
         guard path.hasPrefix("/") else { throw KeychainError(.param, "the keychain path must be absolute") }
@@ -88,6 +90,15 @@ struct RequestHandler: Sendable {
             try requireAdministrator(caller)
             try open(path).removeProgram(executablePath: executable)
             return .done
+        case .syncNow:
+            try requireSyncCaller(caller)
+            let keychain = EmbeddedKeychain(try open(path), context: DaemonSync.context)
+            return try DaemonSync.respondToSyncNow(keychain) { applied, total in
+                interim?(.syncProgress(applied: applied, total: total))
+            }
+        case .syncStatus:
+            try requireSyncCaller(caller)
+            return try DaemonSync.respondToStatus(EmbeddedKeychain(try open(path), context: DaemonSync.context))
         default:
             // Grants the keychain issues serve only the process that obtained them.
             var context = caller.context
@@ -175,7 +186,7 @@ struct RequestHandler: Sendable {
             try requireAdministrator(caller)
             try confinement?.requireInside(path)
             return .restore(try held.changingKeybag(of: keychain.path) { try keychain.restore(from: path, password: password) })
-        case .open, .create, .deleteKeychain, .registerProgram, .registeredPrograms, .removeProgram:
+        case .open, .create, .deleteKeychain, .registerProgram, .registeredPrograms, .removeProgram, .syncNow, .syncStatus:
             throw KeychainError(.internal, "the request was routed to the wrong handler")
         }
     }
@@ -196,6 +207,18 @@ struct RequestHandler: Sendable {
         let keychain = try Keychain.open(path: path, create: false)
         if let biometrics { keychain.useBiometrics(biometrics) }
         return keychain
+    }
+
+    /// Refuses a sync request from a caller not entitled to the sync state's access group, as
+    /// reading that state through the item protocol does; the exchange itself runs on the
+    /// daemon's keychain with every group, as the background worker's does. A system daemon runs
+    /// no sync: it would reach the user's server as its own user (a socket's peer authentication,
+    /// its own files named in the connection string), so the caller syncs in its own process.
+    private func requireSyncCaller(_ caller: CallerAccess) throws {
+        guard confinement == nil else {
+            throw KeychainError(.unimplemented, "the system keychain daemon does not run sync; security sync runs it in the calling process")
+        }
+        try caller.context.requireEntitlement(to: DaemonSync.accessGroup)
     }
 
     private func requireAdministrator(_ caller: CallerAccess) throws {

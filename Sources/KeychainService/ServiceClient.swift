@@ -102,6 +102,13 @@ public final class ServiceClient: Sendable {
     /// Sends `request` and waits for the answer; a `.failure` answer is thrown as the engine's
     /// error, exactly as an in-process call would throw it.
     public func send(_ request: ServiceRequest) throws -> ServiceResponse {
+        try send(request) { _ in }
+    }
+
+    /// Sends `request` and waits for its final answer, giving each interim answer that comes
+    /// before it (`ServiceResponse.isInterim`: a sync's progress) to `interim` as it arrives; a
+    /// `.failure` answer is thrown as the engine's error.
+    public func send(_ request: ServiceRequest, interim: (ServiceResponse) -> Void) throws -> ServiceResponse {
         var frame = try ServiceMessageCoding.frame(request)
         defer { frame.resetBytes(in: frame.startIndex..<frame.endIndex) }
         var connection = try takeConnection()
@@ -113,7 +120,7 @@ public final class ServiceClient: Sendable {
         } catch {
             throw unavailable(error)
         }
-        let answer = try readResponse(on: connection)
+        let answer = try readResponse(on: connection, interim: interim)
         checkIn(connection)
         if case .failure(let error) = answer { throw error }
         return answer
@@ -145,8 +152,8 @@ public final class ServiceClient: Sendable {
         return response
     }
 
-    /// Reads one response from `connection`.
-    private func readResponse(on connection: UnixSocket) throws -> ServiceResponse {
+    /// Reads the final response from `connection`, giving the interim ones before it to `interim`.
+    private func readResponse(on connection: UnixSocket, interim: (ServiceResponse) -> Void = { _ in }) throws -> ServiceResponse {
         var buffer = Data()
         defer { buffer.resetBytes(in: buffer.startIndex..<buffer.endIndex) }
         while true {
@@ -154,7 +161,10 @@ public final class ServiceClient: Sendable {
                 // The payload may hold a secret: zeroed once decoded (the response holds copies
                 // that are zeroed when released).
                 defer { payload.resetBytes(in: payload.startIndex..<payload.endIndex) }
-                return try ServiceMessageCoding.response(fromPayload: payload)
+                let response = try ServiceMessageCoding.response(fromPayload: payload)
+                guard response.isInterim else { return response }
+                interim(response)
+                continue
             }
             let more = try rethrowingUnavailable { try connection.receive(into: &buffer) }
             guard more else {

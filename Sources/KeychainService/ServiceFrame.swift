@@ -11,7 +11,7 @@ import KeychainCrypto
 /// alone, before its body is read or any memory is set aside for it.
 public enum ServiceFrame {
     /// The protocol version this build speaks; a peer with another one is refused.
-    public static let version: UInt16 = 4
+    public static let version: UInt16 = 5
     /// The two bytes every frame starts with.
     public static let magic: [UInt8] = [0x4B, 0x43]
     /// The bytes before the payload: magic, version, length.

@@ -8,7 +8,7 @@ import KeychainCore
 /// 14 updateSettings, 15 backup, 16 restore, 17 registerProgram, 18 registeredPrograms,
 /// 19 removeProgram, 20 defaultAccessGroup, 21 authenticate, 22 authenticateBiometry,
 /// 23 revokeAuthentication, 24 useKey, 25 generateKey, 26 generateEphemeralKey,
-/// 27 forgetEphemeralKey.
+/// 27 forgetEphemeralKey, 28 syncNow, 29 syncStatus.
 extension ServiceRequest: WireCodable {
     /// Writes the path, the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -94,6 +94,8 @@ extension ServiceRequest: WireCodable {
         case .forgetEphemeralKey(let handle):
             writer.u8(27)
             writer.bytes(handle)
+        case .syncNow: writer.u8(28)
+        case .syncStatus: writer.u8(29)
         }
     }
 
@@ -135,6 +137,8 @@ extension ServiceRequest: WireCodable {
             guard let type = KeyType(rawValue: try reader.integer(Int64.self)) else { throw WireError(.unknownTag, "unknown key type") }
             operation = .generateEphemeralKey(request, type: type, bits: try reader.int())
         case 27: operation = .forgetEphemeralKey(handle: try reader.bytes())
+        case 28: operation = .syncNow
+        case 29: operation = .syncStatus
         default: throw WireError(.unknownTag, "unknown operation")
         }
         self.init(keychainPath: path, operation: operation)

@@ -75,6 +75,13 @@ public enum ServiceOperation: Sendable {
     case generateEphemeralKey(ItemRequest, type: KeyType, bits: Int)
     /// `KeychainHandle.forgetEphemeralKey(_:)`.
     case forgetEphemeralKey(handle: Data)
+    /// Runs one sync exchange of the keychain inside the daemon (`security sync now`), serialised
+    /// with its background sync; answers `syncReport` after any `syncProgress`, or `syncFailure`.
+    /// Only a caller entitled to the sync state's access group may ask.
+    case syncNow
+    /// The keychain's sync status as the daemon reads it (`security sync status`); answers
+    /// `syncStatus` or `syncFailure`. Only a caller entitled to the sync state's access group may ask.
+    case syncStatus
 }
 
 /// `keychaind`'s answer to one request.
@@ -105,6 +112,22 @@ public enum ServiceResponse: Sendable {
     case grant(Data)
     /// A key operation's output (`useKey`): the signature, plaintext, shared secret or exported key.
     case keyOutput(Data)
+    /// How far a `syncNow` download has got applying records (`applied` of `total`): sent before
+    /// the request's final answer, zero or more times (`isInterim`).
+    case syncProgress(applied: Int, total: Int)
+    /// What a `syncNow` exchange did.
+    case syncReport(SyncExchangeReport)
+    /// A `syncStatus` answer.
+    case syncStatus(SyncStatusReport)
+    /// A sync operation failed: the sync engine's error (the request itself was allowed).
+    case syncFailure(SyncFailure)
     /// The request failed: the engine's error, as an embedded call would have thrown it.
     case failure(KeychainError)
+
+    /// Whether the response only reports progress: the request's final answer follows on the
+    /// same connection.
+    public var isInterim: Bool {
+        if case .syncProgress = self { return true }
+        return false
+    }
 }

@@ -4,7 +4,8 @@ import KeychainCore
 /// A response's payload: the case's tag (one byte), then its fields. Tags are fixed per case:
 /// 1 done, 2 item (an optional result), 3 items, 4 count (Int64), 5 itemsWithDamage,
 /// 6 status, 7 settings, 8 backup, 9 restore, 10 programs, 11 failure, 12 group, 13 grant,
-/// 14 keyOutput.
+/// 14 keyOutput, 15 syncProgress (`int` applied, `int` total), 16 syncReport, 17 syncStatus,
+/// 18 syncFailure.
 extension ServiceResponse: WireCodable {
     /// Writes the tag and the fields.
     public func encode(to writer: inout WireWriter) throws {
@@ -50,6 +51,19 @@ extension ServiceResponse: WireCodable {
         case .keyOutput(let output):
             writer.u8(14)
             writer.bytes(output)
+        case .syncProgress(let applied, let total):
+            writer.u8(15)
+            writer.int(applied)
+            writer.int(total)
+        case .syncReport(let report):
+            writer.u8(16)
+            try writer.write(report)
+        case .syncStatus(let status):
+            writer.u8(17)
+            try writer.write(status)
+        case .syncFailure(let failure):
+            writer.u8(18)
+            try writer.write(failure)
         }
     }
 
@@ -70,6 +84,10 @@ extension ServiceResponse: WireCodable {
         case 13: self = .grant(try reader.bytes())
         case 12: self = .group(try reader.string())
         case 14: self = .keyOutput(try reader.bytes())
+        case 15: self = .syncProgress(applied: try reader.count(), total: try reader.count())
+        case 16: self = .syncReport(try reader.read())
+        case 17: self = .syncStatus(try reader.read())
+        case 18: self = .syncFailure(try reader.read())
         default: throw WireError(.unknownTag, "unknown response")
         }
     }

@@ -21,7 +21,8 @@ import Glibc
 /// `maximumRetry` (a change meanwhile waits for the next try); clients' writes still succeed
 /// locally, and the failure is in the sync state's last error (`security sync status`). A worker
 /// ends when the keychain no longer syncs, or when its device was removed from the account (the
-/// reason stays in the last error).
+/// reason stays in the last error). Its exchanges and those keychaind runs for
+/// `security sync now` (`DaemonSync`) take the keychain's `SyncExchangeLock`: one at a time.
 package final class BackgroundSync: Sendable {
     /// When exchanges run.
     package struct Timing: Sendable {
@@ -196,7 +197,8 @@ package final class BackgroundSync: Sendable {
             }
             guard Date() >= nextRun else { continue }
             do {
-                let report = try SyncEngine.syncNow(try open(worker.path))
+                // One exchange of a keychain at a time: a `sync now` keychaind runs meanwhile waits.
+                let report = try SyncExchangeLock.run(path: worker.path) { try SyncEngine.syncNow(try open(worker.path)) }
                 if let refusal = report.refused.first { log("sync of \(worker.path) refused the server's records: \(refusal)") }
                 if retryDelay != nil { log("sync of \(worker.path) caught up") }
                 retryDelay = nil

@@ -58,7 +58,7 @@ struct ServiceFrameTests {
             Issue.record("version 1 was accepted")
         } catch let error as WireError {
             #expect(error.kind == .unsupportedVersion(1))
-            #expect(error.description == "keychaind protocol: the peer speaks protocol version 1; this side speaks version 4")
+            #expect(error.description == "keychaind protocol: the peer speaks protocol version 1; this side speaks version 5")
             #expect(error.keychainError.code == .decode)
         }
     }

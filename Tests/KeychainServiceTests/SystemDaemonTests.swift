@@ -125,6 +125,17 @@ struct SystemDaemonTests {
         #expect(access(fixture.root + "/out.backup", F_OK) != 0 && access(fixture.keychainDirectory(of: fixture.second) + "/b", F_OK) != 0)
     }
 
+    @Test("security sync now and sync status through the system daemon run in the calling process, which the daemon leaves to it")
+    func syncRunsInTheCallingProcess() throws {
+        let fixture = try SystemDaemonFixture()
+        for action in ["now", "status"] {
+            // The exchange's own message (errSecUnimplemented would come from a daemon asked to sync).
+            let run = try fixture.security("sync", action, as: fixture.first)
+            #expect(run.status == 1)
+            #expect(run.error == "security: sync \(action): this keychain does not sync (use security sync enable or join)\n")
+        }
+    }
+
     @Test("the system daemon runs as its service user, keeping no capability but CAP_SYS_PTRACE")
     func runsAsTheServiceUser() throws {
         let fixture = try SystemDaemonFixture()

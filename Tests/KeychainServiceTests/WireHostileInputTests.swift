@@ -114,8 +114,8 @@ struct WireHostileInputTests {
             return writer.data
         }
         #expect(throws: WireError(.unknownTag, "unknown operation")) { try ServiceRequest(payload: request { $0.u8(0) }) }
-        #expect(throws: WireError(.unknownTag, "unknown operation")) { try ServiceRequest(payload: request { $0.u8(28) }) }
-        #expect(throws: WireError(.unknownTag, "unknown response")) { try ServiceResponse(payload: Data([15])) }
+        #expect(throws: WireError(.unknownTag, "unknown operation")) { try ServiceRequest(payload: request { $0.u8(30) }) }
+        #expect(throws: WireError(.unknownTag, "unknown response")) { try ServiceResponse(payload: Data([19])) }
         #expect(throws: WireError(.invalidValue, "a flag byte is neither 0 nor 1")) {
             try ServiceRequest(payload: request { $0.u8(1); $0.u8(2) })
         }

@@ -132,6 +132,7 @@ enum WireSamples {
             .useKey(KeyUse(item: heldKeyItem, operation: .export, authenticationUI: .fail)),
             .generateKey(fullRequest, type: .rsa, bits: 2048), .generateKey(bareRequest, type: .ellipticCurve, bits: 256),
             .generateEphemeralKey(fullRequest, type: .ellipticCurve, bits: 256), .forgetEphemeralKey(handle: Data([1, 2, 3])),
+            .syncNow, .syncStatus,
         ]
     }
 
@@ -170,6 +171,18 @@ enum WireSamples {
             .backup(BackupSummary(itemCount: 10, passcodeOnlyItemsLeftOut: 1)),
             .restore(RestoreSummary(restoredCount: 9, thisDeviceOnlyItemsLeftOut: 2, isSameDevice: false)),
             .programs([]),
+            .syncProgress(applied: 0, total: 0), .syncProgress(applied: 1000, total: Int.max),
+            .syncReport(SyncExchangeReport(uploaded: 0, uploadedDeletions: 0, applied: 0, appliedDeletions: 0, refused: [], fullRefetch: false)),
+            .syncReport(SyncExchangeReport(
+                uploaded: 3, uploadedDeletions: 1, applied: Int.max, appliedDeletions: 2, refused: ["record 1", unicode], fullRefetch: true)),
+            .syncStatus(SyncStatusReport(
+                accountID: UUID(), deviceID: UUID(), devices: nil, serverError: unicode, lastSync: nil, lastError: nil, pendingChanges: 0)),
+            .syncStatus(SyncStatusReport(
+                accountID: UUID(), deviceID: UUID(),
+                devices: [.init(id: UUID(), standing: .trusted), .init(id: UUID(), standing: .notTrusted), .init(id: UUID(), standing: .pending)],
+                serverError: nil, lastSync: Date(timeIntervalSinceReferenceDate: -0.5), lastError: "refused: r", pendingChanges: 7)),
+            .syncFailure(SyncFailure(code: 1, message: "the server cannot be reached")),
+            .syncFailure(SyncFailure(code: 2, message: unicode, sqlState: "40001")),
             .programs([
                 RegisteredProgram(
                     executablePath: "/opt/app", executableDigest: Data(repeating: 0xEE, count: 32),
@@ -258,6 +271,7 @@ extension ServiceOperation: Equatable {
         case (.generateKey(let x, let t, let b), .generateKey(let y, let u, let c)): return x == y && t == u && b == c
         case (.generateEphemeralKey(let x, let t, let b), .generateEphemeralKey(let y, let u, let c)): return x == y && t == u && b == c
         case (.forgetEphemeralKey(let x), .forgetEphemeralKey(let y)): return x == y
+        case (.syncNow, .syncNow), (.syncStatus, .syncStatus): return true
         default: return false
         }
     }
@@ -280,6 +294,10 @@ extension ServiceResponse: Equatable {
         case (.failure(let x), .failure(let y)): return x == y
         case (.grant(let x), .grant(let y)): return x == y
         case (.keyOutput(let x), .keyOutput(let y)): return x == y
+        case (.syncProgress(let a, let t), .syncProgress(let b, let u)): return a == b && t == u
+        case (.syncReport(let x), .syncReport(let y)): return x == y
+        case (.syncStatus(let x), .syncStatus(let y)): return x == y
+        case (.syncFailure(let x), .syncFailure(let y)): return x == y
         default: return false
         }
     }

@@ -98,6 +98,17 @@ struct WireVectorTests {
             ("response-programs", .response(.programs([RegisteredProgram(
                 executablePath: "/bin/a", executableDigest: Data([1, 2, 3]),
                 entitlements: Entitlements(applicationIdentifier: "T.a", keychainAccessGroups: ["T.g"], applicationGroups: []))]))),
+            ("request-sync-now", .request(ServiceRequest(keychainPath: "/k", operation: .syncNow))),
+            ("request-sync-status", .request(ServiceRequest(keychainPath: "/k", operation: .syncStatus))),
+            ("response-sync-progress", .response(.syncProgress(applied: 1000, total: 2500))),
+            ("response-sync-report", .response(.syncReport(SyncExchangeReport(
+                uploaded: 3, uploadedDeletions: 1, applied: 2, appliedDeletions: 0, refused: ["record r"], fullRefetch: true)))),
+            ("response-sync-status", .response(.syncStatus(SyncStatusReport(
+                accountID: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)),
+                deviceID: UUID(uuid: (0xA1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xA2)),
+                devices: [.init(id: UUID(uuid: (0xA1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xA2)), standing: .trusted)],
+                serverError: nil, lastSync: Date(timeIntervalSinceReferenceDate: 8.5e8), lastError: "e", pendingChanges: 2)))),
+            ("response-sync-failure", .response(.syncFailure(SyncFailure(code: 2, message: "m", sqlState: "40001")))),
             ("response-failure-unsafe-file", .response(.failure(KeychainError(refusing: UnsafeFile(
                 path: "/k", role: "keybag", isDirectory: false, problem: .openToOthers(mode: 0o644)))))),
         ]

@@ -34,7 +34,7 @@ struct WireWriterTests {
         let payload = Data(repeating: 0xA7, count: 70_000)
         let frame = try ServiceFrame.encode(payload: payload)
         #expect(frame.count == ServiceFrame.headerSize + payload.count)
-        #expect(Array(frame.prefix(8)) == [0x4B, 0x43, 0, 4, 0, 1, 0x11, 0x70])
+        #expect(Array(frame.prefix(8)) == [0x4B, 0x43, 0, 5, 0, 1, 0x11, 0x70])
         #expect(frame.suffix(payload.count) == payload)
     }
 

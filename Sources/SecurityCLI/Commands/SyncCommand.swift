@@ -1,4 +1,6 @@
 import Foundation
+import KeychainCore
+import KeychainService
 import KeychainSync
 
 /// `sync init-server|enable|join|approve|remove|now|status …`: sync of the default keychain's synchronizable
@@ -18,6 +20,10 @@ import KeychainSync
 ///   keys; prints the new recovery secret as the last line of standard output.
 /// - `now`: one full exchange (a download of many records prints its progress).
 /// - `status`: the account, its devices, the last exchange and the pending changes.
+///
+/// `now` and `status` on a keychain served by the user's keychaind run inside the daemon
+/// (`DaemonSync`); the other actions, and every action through the system daemon, run in this
+/// process, through the keychain's item calls.
 ///
 /// Failures print `security: sync <action>: <reason>` and exit with status 1; refused records
 /// are each reported and the exchange exits with status 1.
@@ -92,10 +98,15 @@ struct SyncCommand: CommandDefinition {
                         + "the old recovery secret no longer works; keep this new one to join other devices:\n\(removal.recoverySecret)\n")
             case ("now", 0) where named.isEmpty:
                 // A download of many records reports its progress (a first sync), batch by batch.
-                let report = try SyncEngine.syncNow(try KeychainSession.openDefault()) { applied, total in
+                let progress: SyncEngine.Progress = { applied, total in
                     guard total >= SyncEngine.additionBatch else { return }
                     invocation.console.output("applied \(applied) of \(total) records\n")
+                    (invocation.console as? StandardConsole)?.flush()
                 }
+                // Through keychaind, the daemon runs the exchange on its own keychain.
+                let keychain = try KeychainSession.openDefault()
+                let report = try Self.userDaemonKeychain(keychain).map { try DaemonSync.syncNow($0, progress: progress) }
+                    ?? SyncEngine.syncNow(keychain, progress: progress)
                 if report.fullRefetch {
                     invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
                 }
@@ -112,7 +123,9 @@ struct SyncCommand: CommandDefinition {
                     throw ToolError.failed(result: 1, message: lines)
                 }
             case ("status", 0) where named.isEmpty:
-                invocation.console.output(Self.describe(try SyncEngine.status(try KeychainSession.openDefault())))
+                let keychain = try KeychainSession.openDefault()
+                let status = try Self.userDaemonKeychain(keychain).map(DaemonSync.status) ?? SyncEngine.status(keychain)
+                invocation.console.output(Self.describe(status))
             default:
                 throw ToolError.usage(reason: nil)
             }
@@ -120,6 +133,14 @@ struct SyncCommand: CommandDefinition {
             throw ToolError.failed(result: 1, message: "security: sync \(action): \(error.message)\n")
         }
         return 0
+    }
+
+    /// `keychain` when the user's keychaind serves it (which runs `now` and `status` itself); nil
+    /// in-process and through the system daemon (which runs no sync: the exchange is this
+    /// process's, through the item calls).
+    private static func userDaemonKeychain(_ keychain: any KeychainHandle) -> RemoteKeychain? {
+        guard !KeychainLocation.isSystemMode else { return nil }
+        return keychain as? RemoteKeychain
     }
 
     /// `--name value` pairs and the other words.

@@ -19,20 +19,21 @@ struct ToolRun: Sendable {
 /// (`KEYCHAIN_MODE=daemon`) its runs go through a `keychaind` of its own on a private socket,
 /// ended by `stop()`. Its daemon syncs in the background only when the device is made with
 /// `background: true` (which also makes it use a daemon in either mode); otherwise the test
-/// decides every exchange with `security sync now`.
+/// decides every exchange with `security sync now`. `daemon: true` makes it use a daemon in either
+/// mode too.
 final class SyncDevice: @unchecked Sendable {
     let home: String
     let daemonSocket: String?
     let background: Bool
 
-    init(background: Bool = false) throws {
+    init(background: Bool = false, daemon: Bool = false) throws {
         self.background = background
         var template = Array("/tmp/kssync-XXXXXX".utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw PostgresServer.Failure(what: "mkdtemp failed")
         }
         home = String(cString: made)
-        daemonSocket = background || (try? ServiceLocation.requestedMode()) == .daemon
+        daemonSocket = background || daemon || (try? ServiceLocation.requestedMode()) == .daemon
             ? "/tmp/kcd-sync-\(UUID().uuidString.prefix(8))/\(ServiceLocation.socketName)" : nil
     }
 
@@ -40,6 +41,15 @@ final class SyncDevice: @unchecked Sendable {
 
     /// Ends this device's daemon (if any) and removes its directory.
     func stop() {
+        stopDaemon()
+        try? FileManager.default.removeItem(atPath: home)
+    }
+
+    /// The path of this device's default keychain.
+    var keychainPath: String { home + "/swift-keychain/login.keychain-db" }
+
+    /// Ends this device's daemon (if any) and waits until it has exited; its keychain stays.
+    func stopDaemon() {
         if let daemonSocket {
             var sent = false
             while true {
@@ -58,7 +68,6 @@ final class SyncDevice: @unchecked Sendable {
             }
             try? FileManager.default.removeItem(atPath: (daemonSocket as NSString).deletingLastPathComponent)
         }
-        try? FileManager.default.removeItem(atPath: home)
     }
 
     /// The built `security` executable, next to the test bundle.
