@@ -2,7 +2,7 @@ import Foundation
 
 /// What one sync exchange `keychaind` ran did (`ServiceOperation.syncNow`): the sync engine's
 /// report as the wire carries it (`int` uploaded, `int` uploaded deletions, `int` applied,
-/// `int` applied deletions, `[string]` refusals, `bool` full refetch).
+/// `int` applied deletions, `[string]` refusals, `bool` full refetch, `bool` damaged locally).
 public struct SyncExchangeReport: Sendable, Equatable {
     /// Local additions and changes uploaded.
     public var uploaded: Int
@@ -17,15 +17,22 @@ public struct SyncExchangeReport: Sendable, Equatable {
     /// Whether every record was fetched again (the device's last change sequence was below the
     /// server's tombstone horizon).
     public var fullRefetch: Bool
+    /// Whether synchronizable rows were found removed from the keychain's database behind its
+    /// back (their items were neither uploaded nor taken for deleted).
+    public var damagedLocally: Bool
 
     /// A report with these counts.
-    public init(uploaded: Int, uploadedDeletions: Int, applied: Int, appliedDeletions: Int, refused: [String], fullRefetch: Bool) {
+    public init(
+        uploaded: Int, uploadedDeletions: Int, applied: Int, appliedDeletions: Int, refused: [String], fullRefetch: Bool,
+        damagedLocally: Bool = false
+    ) {
         self.uploaded = uploaded
         self.uploadedDeletions = uploadedDeletions
         self.applied = applied
         self.appliedDeletions = appliedDeletions
         self.refused = refused
         self.fullRefetch = fullRefetch
+        self.damagedLocally = damagedLocally
     }
 }
 
@@ -38,12 +45,14 @@ extension SyncExchangeReport: WireCodable {
         writer.int(appliedDeletions)
         writer.array(refused) { $0.string($1) }
         writer.bool(fullRefetch)
+        writer.bool(damagedLocally)
     }
 
     /// Reads every field; a negative count is refused.
     public init(from reader: inout WireReader) throws {
         self.init(
             uploaded: try reader.count(), uploadedDeletions: try reader.count(), applied: try reader.count(),
-            appliedDeletions: try reader.count(), refused: try reader.array { try $0.string() }, fullRefetch: try reader.bool())
+            appliedDeletions: try reader.count(), refused: try reader.array { try $0.string() }, fullRefetch: try reader.bool(),
+            damagedLocally: try reader.bool())
     }
 }

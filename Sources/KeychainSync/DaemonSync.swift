@@ -42,6 +42,7 @@ package enum DaemonSync {
         report.appliedDeletions = summary.appliedDeletions
         report.refused = summary.refused
         report.fullRefetch = summary.fullRefetch
+        report.damagedLocally = summary.damagedLocally
         return report
     }
 
@@ -83,7 +84,8 @@ package enum DaemonSync {
             let report = try SyncExchangeLock.run(path: keychain.path) { try SyncEngine.syncNow(keychain, progress: progress) }
             return .syncReport(SyncExchangeReport(
                 uploaded: report.uploaded, uploadedDeletions: report.uploadedDeletions, applied: report.applied,
-                appliedDeletions: report.appliedDeletions, refused: report.refused, fullRefetch: report.fullRefetch))
+                appliedDeletions: report.appliedDeletions, refused: report.refused, fullRefetch: report.fullRefetch,
+                damagedLocally: report.damagedLocally))
         } catch let error as SyncError {
             return .syncFailure(SyncFailure(error))
         }

@@ -174,7 +174,8 @@ enum WireSamples {
             .syncProgress(applied: 0, total: 0), .syncProgress(applied: 1000, total: Int.max),
             .syncReport(SyncExchangeReport(uploaded: 0, uploadedDeletions: 0, applied: 0, appliedDeletions: 0, refused: [], fullRefetch: false)),
             .syncReport(SyncExchangeReport(
-                uploaded: 3, uploadedDeletions: 1, applied: Int.max, appliedDeletions: 2, refused: ["record 1", unicode], fullRefetch: true)),
+                uploaded: 3, uploadedDeletions: 1, applied: Int.max, appliedDeletions: 2, refused: ["record 1", unicode], fullRefetch: true,
+                damagedLocally: true)),
             .syncStatus(SyncStatusReport(
                 accountID: UUID(), deviceID: UUID(), devices: nil, serverError: unicode, lastSync: nil, lastError: nil, pendingChanges: 0)),
             .syncStatus(SyncStatusReport(

@@ -102,7 +102,8 @@ struct WireVectorTests {
             ("request-sync-status", .request(ServiceRequest(keychainPath: "/k", operation: .syncStatus))),
             ("response-sync-progress", .response(.syncProgress(applied: 1000, total: 2500))),
             ("response-sync-report", .response(.syncReport(SyncExchangeReport(
-                uploaded: 3, uploadedDeletions: 1, applied: 2, appliedDeletions: 0, refused: ["record r"], fullRefetch: true)))),
+                uploaded: 3, uploadedDeletions: 1, applied: 2, appliedDeletions: 0, refused: ["record r"], fullRefetch: true,
+                damagedLocally: true)))),
             ("response-sync-status", .response(.syncStatus(SyncStatusReport(
                 accountID: UUID(uuid: (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)),
                 deviceID: UUID(uuid: (0xA1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xA2)),
