@@ -67,7 +67,9 @@ public enum KeychainLocation {
     /// The environment variables the default keychain's path depends on, as they were when taken,
     /// compared with the current ones without building strings.
     struct Environment: Sendable {
-        private static let names = ["XDG_DATA_HOME", "HOME", KeychainLocation.modeVariable, KeychainLocation.systemStateVariable]
+        /// The names as literals (`modeVariable`, `systemStateVariable`), read without making C
+        /// strings of them on every call.
+        private static let names: [StaticString] = ["XDG_DATA_HOME", "HOME", "KEYCHAIN_MODE", "KEYCHAIND_STATE_DIRECTORY"]
         private let values: [[CChar]?]
 
         /// The variables' current values.
