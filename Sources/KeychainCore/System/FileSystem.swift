@@ -376,7 +376,7 @@ package enum FileSystem {
     }
 
     /// A string literal's bytes, which the compiler stores with a terminating NUL.
-    private static func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
+    static func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
         precondition(literal.hasPointerRepresentation, "an environment variable's name is ASCII text")
         return UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
     }
