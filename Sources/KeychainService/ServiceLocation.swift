@@ -87,7 +87,8 @@ public enum ServiceLocation {
     ///   must not silently choose a mode).
     public static func requestedMode() throws -> Mode {
         // Read on every SecItem call: compared in place, without making a String.
-        try mode(named: getenv(modeVariable))
+        // The name is a literal (`modeVariable`): a `String` would be copied into a new C string.
+        try mode(named: getenv(UnsafeRawPointer(("KEYCHAIN_MODE" as StaticString).utf8Start).assumingMemoryBound(to: CChar.self)))
     }
 
     /// The mode a value of `KEYCHAIN_MODE` names (nil or empty: automatic).

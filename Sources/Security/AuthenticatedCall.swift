@@ -71,7 +71,7 @@ package enum AuthenticatedCall {
 
     /// The context the dictionary names (nil: none, so one is made for the call if needed).
     static func authenticator(in entries: RequestEntries) -> (any KeychainAuthenticating)? {
-        if case .authenticationContext(let context)? = entries[kSecUseAuthenticationContext as String] { return context }
+        if case .authenticationContext(let context)? = entries[authenticationContextKey] { return context }
         return nil
     }
 
@@ -85,7 +85,12 @@ package enum AuthenticatedCall {
 
     /// `kSecUseOperationPrompt`, when given.
     static func reason(in entries: RequestEntries) -> String? {
-        if case .string(let prompt)? = entries[kSecUseOperationPrompt as String] { return prompt }
+        if case .string(let prompt)? = entries[operationPromptKey] { return prompt }
         return nil
     }
+
+    /// `kSecUseAuthenticationContext` and `kSecUseOperationPrompt` as the entries name them, made
+    /// once (each call looks them up).
+    private static let authenticationContextKey = kSecUseAuthenticationContext as String
+    private static let operationPromptKey = kSecUseOperationPrompt as String
 }

@@ -1,3 +1,4 @@
+internal import CoreFoundation
 import KeychainAuthentication
 import KeychainCore
 
@@ -13,43 +14,62 @@ enum RequestBridge {
     /// - Throws: `errSecParam` for a key that is not a string (Apple: only string keys name
     ///   anything), or for a value nested deeper than `RequestValue.maximumNestingDepth`.
     static func dictionary(_ dictionary: CFDictionary) throws -> RequestEntries {
-        var entries = RequestEntries()
-        entries.reserveCapacity(dictionary.count)
-        let complete = try forEachEntry(of: dictionary, level: 1) { name, value in entries.append(name, value) }
-        guard complete else { throw KeychainError.param("a dictionary key is not a string") }
+        guard let entries = try entries(of: dictionary, level: 1) else {
+            throw KeychainError.param("a dictionary key is not a string")
+        }
         return entries
     }
 
-    /// Calls `body` with each entry of `dictionary` (at nesting `level`), its value converted.
+    /// The entries of `dictionary` (at nesting `level`), their values converted; nil, having
+    /// stopped, at the first key that is not a string.
     ///
-    /// - Returns: false, having stopped, at the first key that is not a string.
     /// - Throws: `errSecParam` when `level` or a value inside is past the nesting limit.
-    private static func forEachEntry(
-        of dictionary: NSDictionary, level: Int, _ body: (String, RequestValue) throws -> Void
-    ) throws -> Bool {
+    private static func entries(of dictionary: NSDictionary, level: Int) throws -> RequestEntries? {
         try checkLevel(level)
-        // Linux Foundation's `allKeys` and `allValues` hand out the stored objects themselves,
-        // in the order of the one storage both walk; subscripts, enumeration and Swift bridging
-        // first convert every value to a Swift type (an `NSData` byte by byte, a nested
-        // container whole). Dictionaries of other classes are read through their primitive
-        // accessors, which their subclass defines.
+        var entries = RequestEntries()
+        // A dictionary of Foundation's own classes is read through Core Foundation, which hands
+        // out the stored objects themselves, keys and values in the order of the one storage
+        // (Linux Foundation's subscripts, enumeration and Swift bridging first convert every
+        // value to a Swift type: an `NSData` byte by byte, a nested container whole; `allKeys`
+        // and `allValues` box each object in an `Any` array). Dictionaries of other classes are
+        // read through their primitive accessors, which their subclass defines (Core Foundation
+        // would call them too, and write what they return into the dictionary).
         if type(of: dictionary) === NSDictionary.self || type(of: dictionary) === NSMutableDictionary.self {
-            for (key, stored) in zip(dictionary.allKeys, dictionary.allValues) {
-                guard let name = name(key) else { return false }
-                let value = try self.value(stored: stored as AnyObject, level: level + 1) {
-                    dictionary.object(forKey: name as NSString)
+            let count = dictionary.count
+            guard count > 0 else { return entries }
+            entries.reserveCapacity(count)
+            let storage = unsafeBitCast(dictionary, to: CoreFoundation.CFDictionary.self)
+            let complete = try withUnsafeTemporaryAllocation(of: UnsafeRawPointer?.self, capacity: 2 * count) { buffer in
+                let keys = buffer.baseAddress!
+                let values = keys + count
+                CFDictionaryGetKeysAndValues(storage, keys, values)
+                // The objects stay the dictionary's, which the caller holds for the whole call.
+                for index in 0..<count {
+                    guard let key = keys[index], let stored = values[index] else { return false }
+                    guard let name = name(Unmanaged<AnyObject>.fromOpaque(key).takeUnretainedValue()) else { return false }
+                    let value = try self.value(stored: Unmanaged<AnyObject>.fromOpaque(stored).takeUnretainedValue(), level: level + 1) {
+                        dictionary.object(forKey: name as NSString)
+                    }
+                    entries.append(name, value)
                 }
-                try body(name, value)
+                return true
             }
-            return true
+            return complete ? entries : nil
         }
+        entries.reserveCapacity(dictionary.count)
         let enumerator = dictionary.keyEnumerator()
         while let key = enumerator.nextObject() {
-            guard let name = name(key) else { return false }
+            guard let name = name(key) else { return nil }
             guard let object = dictionary.object(forKey: name as NSString) else { continue }
-            try body(name, try value(object, level: level + 1))
+            entries.append(name, try value(object, level: level + 1))
         }
-        return true
+        return entries
+    }
+
+    /// A stored dictionary key as a string; nil for a key of another type.
+    private static func name(_ key: AnyObject) -> String? {
+        if type(of: key) == NSString.self { return String(unsafeDowncast(key, to: NSString.self)) }
+        return name(key as Any)
     }
 
     /// A dictionary key as a string; nil for a key of another type.
@@ -77,9 +97,10 @@ enum RequestBridge {
 
     /// A dictionary nested in a request (at nesting `level`); `.object` when a key is not a string.
     private static func nested(_ dictionary: NSDictionary, level: Int) throws -> RequestValue {
-        var entries: [String: RequestValue] = [:]
-        let complete = try forEachEntry(of: dictionary, level: level) { name, value in entries[name] = value }
-        return complete ? .dictionary(entries) : .object(typeName: "dictionary with non-string keys")
+        guard let entries = try entries(of: dictionary, level: level) else {
+            return .object(typeName: "dictionary with non-string keys")
+        }
+        return .dictionary(entries.dictionary)
     }
 
     /// - Throws: `errSecParam` when a container at `level` would be past the nesting limit.
@@ -110,10 +131,10 @@ enum RequestBridge {
         // The usual classes are recognised by identity first: a cast that fails costs more than
         // one that succeeds (the runtime then looks for boxed Swift values and bridges).
         let objectType: AnyObject.Type = type(of: object)
-        if objectType == NSString.self { return .string(String(object as! NSString)) }
-        if objectType == NSNumber.self || objectType == booleanClass { return number(object as! NSNumber) }
+        if objectType == NSString.self { return .string(String(unsafeDowncast(object, to: NSString.self))) }
+        if objectType == NSNumber.self || objectType == booleanClass { return number(unsafeDowncast(object, to: NSNumber.self)) }
         if objectType == NSData.self {
-            let data = object as! NSData
+            let data = unsafeDowncast(object, to: NSData.self)
             return .data(Data(bytes: data.bytes, count: data.length))
         }
         switch object {

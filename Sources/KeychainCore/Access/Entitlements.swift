@@ -66,9 +66,20 @@ public struct Entitlements: Sendable, Equatable {
     /// - Throws: `errSecMissingEntitlement` when the named file cannot be read or parsed: a
     ///   process that declares entitlements never silently falls back to the default group.
     public static func currentContext() throws -> AccessContext {
-        let path = FileSystem.environment(environmentVariable) ?? besideExecutable
+        // Read on every SecItem call: the variable's value is compared with the cached path in
+        // place, and made into a string only when it names another file.
+        let named = FileSystem.environmentBytes("KEYCHAIN_ENTITLEMENTS")
+        if let cached = cache.withLock({ $0 }) {
+            if let named {
+                if cached.path.utf8.withContiguousStorageIfAvailable({ strncmp($0.baseAddress!, named, $0.count) == 0 && named[$0.count] == 0 }) == true {
+                    return cached.context
+                }
+            } else if cached.path == besideExecutable {
+                return cached.context
+            }
+        }
+        let path = named.map { String(cString: $0) } ?? besideExecutable
         guard let path else { return defaultContext }
-        if let cached = cache.withLock({ $0 }), cached.path == path { return cached.context }
         guard let data = FileSystem.read(path), let entitlements = try? Entitlements(propertyList: data) else {
             throw KeychainError(.missingEntitlement, "the entitlements file cannot be read")
         }

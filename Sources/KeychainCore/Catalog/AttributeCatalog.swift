@@ -119,27 +119,62 @@ public enum AttributeCatalog {
     /// stored records and building results, not for accepting a caller's attribute.
     public static func descriptor(named name: String) -> AttributeDescriptor? { descriptorsByShortName[name] }
 
-    private static let primaryKeys: [ItemClass: [AttributeDescriptor]] = Dictionary(
-        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
-            let members = attributes.filter { $0.isPrimaryKey(of: itemClass) }
-            let common: [AttributeDescriptor] = [.accessGroup, .synchronizable]
-            return (itemClass, members.filter { !common.contains($0) } + members.filter { common.contains($0) })
-        })
+    /// Each class's primary key, by `ItemClass.ordinal`.
+    private static let primaryKeys: [[AttributeDescriptor]] = ItemClass.table { itemClass in
+        let members = attributes.filter { $0.isPrimaryKey(of: itemClass) }
+        let common: [AttributeDescriptor] = [.accessGroup, .synchronizable]
+        return members.filter { !common.contains($0) } + members.filter { common.contains($0) }
+    }
 
     /// The attribute named `name` if `itemClass` has it (an identity has the attributes of
     /// certificates and keys).
     public static func attribute(_ name: String, in itemClass: ItemClass) -> AttributeDescriptor? {
-        guard let attribute = byName[name] else { return nil }
+        guard let attribute = attribute(named: name) else { return nil }
         return attribute.belongs(to: itemClass) ? attribute : nil
     }
 
     /// The attribute named `name` in any class.
-    public static func attribute(named name: String) -> AttributeDescriptor? { byName[name] }
+    public static func attribute(named name: String) -> AttributeDescriptor? {
+        // Every SecItem call looks up each attribute it names: an ASCII name is found by its
+        // four bytes in a sorted table, without hashing the string; other text (which may still
+        // equal a name as a Swift string, by canonical equivalence) through the dictionary.
+        guard let code = asciiCode(name) else { return byName[name] }
+        var low = 0
+        var high = byCode.count
+        while low < high {
+            let middle = (low + high) / 2
+            let entry = byCode[middle]
+            if entry.code == code { return entry.attribute }
+            if entry.code < code { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// `attributes` by their short names' four bytes, in ascending order.
+    private static let byCode: [(code: UInt32, attribute: AttributeDescriptor)] = attributes.map { attribute in
+        guard let code = asciiCode(attribute.name) else { preconditionFailure("\(attribute.constant)'s short name is not four ASCII bytes") }
+        return (code, attribute)
+    }.sorted { $0.code < $1.code }
+
+    /// The four bytes of a name of four ASCII characters, as one number; nil for any other name.
+    private static func asciiCode(_ name: String) -> UInt32? {
+        let bytes = name.utf8
+        guard bytes.count == 4 else { return nil }
+        if let code = bytes.withContiguousStorageIfAvailable({ code(of: $0) }) { return code }
+        return code(of: Array(bytes))
+    }
+
+    /// `asciiCode` of four bytes.
+    private static func code<Bytes: RandomAccessCollection<UInt8>>(of bytes: Bytes) -> UInt32? where Bytes.Index == Int {
+        let (a, b, c, d) = (bytes[bytes.startIndex], bytes[bytes.startIndex + 1], bytes[bytes.startIndex + 2], bytes[bytes.startIndex + 3])
+        guard (a | b | c | d) < 0x80 else { return nil }
+        return UInt32(a) << 24 | UInt32(b) << 16 | UInt32(c) << 8 | UInt32(d)
+    }
 
     /// `itemClass`'s primary-key attributes, in catalog order but for the access group and the
     /// synchronizable flag, which come last.
     public static func primaryKey(of itemClass: ItemClass) -> [AttributeDescriptor] {
-        primaryKeys[itemClass] ?? []
+        primaryKeys[itemClass.ordinal]
     }
 
     /// The attributes besides the primary key's that `itemClass`'s search index covers: the

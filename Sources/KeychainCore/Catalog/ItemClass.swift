@@ -22,6 +22,18 @@ public enum ItemClass: String, CaseIterable, Sendable {
         }
     }
 
+    /// The class's position in `allCases`, which indexes per-class tables (a dictionary keyed by
+    /// the class would hash its raw value's text on every lookup).
+    var ordinal: Int { bit.trailingZeroBitCount }
+
+    /// A table of one value per class, in `allCases` order, made by `value`.
+    static func table<Value>(_ value: (ItemClass) -> Value) -> [Value] {
+        allCases.enumerated().map { index, itemClass in
+            precondition(itemClass.ordinal == index, "ItemClass.ordinal must follow allCases")
+            return value(itemClass)
+        }
+    }
+
     /// The classes that have rows in the store.
     public static let stored: [ItemClass] = [.genericPassword, .internetPassword, .certificate, .key]
 

@@ -67,7 +67,9 @@ public enum KeychainLocation {
     /// The environment variables the default keychain's path depends on, as they were when taken,
     /// compared with the current ones without building strings.
     struct Environment: Sendable {
-        private static let names = ["XDG_DATA_HOME", "HOME", KeychainLocation.modeVariable, KeychainLocation.systemStateVariable]
+        /// The names as literals (`modeVariable`, `systemStateVariable`), read without making C
+        /// strings of them on every call.
+        private static let names: [StaticString] = ["XDG_DATA_HOME", "HOME", "KEYCHAIN_MODE", "KEYCHAIND_STATE_DIRECTORY"]
         private let values: [[CChar]?]
 
         /// The variables' current values.
@@ -78,15 +80,36 @@ public enum KeychainLocation {
         }
 
         /// Whether the variables still have the values they had when this was taken.
+        ///
+        /// Every SecItem call asks, so the environment is read in one pass rather than by a
+        /// `getenv` per name (each of which walks it): an entry counts as `getenv` counts it (the
+        /// first entry of a name; an empty value reads as unset), and an entry whose first byte
+        /// starts none of the names is passed over by that byte.
         var isCurrent: Bool {
-            for (name, value) in zip(Self.names, values) {
-                let current = FileSystem.environmentBytes(name)
-                switch (current, value) {
-                case (nil, nil): continue
-                case (let current?, let value?): if value.withUnsafeBufferPointer({ strcmp(current, $0.baseAddress!) }) != 0 { return false }
-                default: return false
+            var seen = 0  // bit `index`: an entry for `names[index]` was found
+            // `environ` is imported as non-optional, yet is null after `clearenv`: read as an
+            // optional pointer (the same bits), a null one is nil.
+            let table = unsafeBitCast(environ, to: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self)
+            if var entry = table {
+                while let text = entry.pointee {
+                    entry += 1
+                    let first = text.pointee
+                    guard first == 0x58 || first == 0x48 || first == 0x4B else { continue }  // X, H, K
+                    for index in Self.names.indices where seen & (1 << index) == 0 {
+                        let length = Self.names[index].utf8CodeUnitCount
+                        guard strncmp(text, FileSystem.cString(Self.names[index]), length) == 0, text[length] == 0x3D else { continue }
+                        seen |= 1 << index
+                        let current = text + length + 1
+                        switch (current.pointee == 0 ? nil : current, values[index]) {
+                        case (nil, nil): break
+                        case (let current?, let value?): if value.withUnsafeBufferPointer({ strcmp(current, $0.baseAddress!) }) != 0 { return false }
+                        default: return false
+                        }
+                        break
+                    }
                 }
             }
+            for index in values.indices where seen & (1 << index) == 0 && values[index] != nil { return false }
             return true
         }
     }

@@ -13,8 +13,10 @@ struct PrimaryKeyEncoding {
     /// omitted members take their empty values, except an omitted token ID, which adds nothing (so
     /// a software key's token is the same as before the token ID joined the key's primary key).
     init(itemClass: ItemClass, attributes: ItemAttributes) {
-        prefix = Array("pk\u{0}\(itemClass.rawValue)".utf8)
+        prefix = []
         prefix.reserveCapacity(128)
+        prefix.append(contentsOf: [UInt8(ascii: "p"), UInt8(ascii: "k"), 0])
+        Self.appendText(itemClass.rawValue, to: &prefix)
         for attribute in Self.leadingMembers(of: itemClass) {
             if attribute == .tokenID && attributes[attribute] == nil { continue }
             Self.append(attribute, value: attributes[attribute] ?? attribute.emptyValue, to: &prefix)
@@ -32,19 +34,25 @@ struct PrimaryKeyEncoding {
 
     /// Each class's primary-key members before the access group. The catalog declares the
     /// access group and synchronizable flag last; this is checked once here.
-    private static let leading: [ItemClass: [AttributeDescriptor]] = Dictionary(
-        uniqueKeysWithValues: ItemClass.allCases.map { itemClass in
-            let key = AttributeCatalog.primaryKey(of: itemClass)
-            if itemClass.isStored {
-                precondition(
-                    key.suffix(2) == [.accessGroup, .synchronizable], "the access group and synchronizable flag must end every primary key")
-            }
-            return (itemClass, Array(key.dropLast(itemClass.isStored ? 2 : 0)))
-        })
+    private static let leading: [[AttributeDescriptor]] = ItemClass.table { itemClass in
+        let key = AttributeCatalog.primaryKey(of: itemClass)
+        if itemClass.isStored {
+            precondition(
+                key.suffix(2) == [.accessGroup, .synchronizable], "the access group and synchronizable flag must end every primary key")
+        }
+        return Array(key.dropLast(itemClass.isStored ? 2 : 0))
+    }
 
     /// `itemClass`'s primary-key members before the access group (a keyed lookup names them all).
     static func leadingMembers(of itemClass: ItemClass) -> [AttributeDescriptor] {
-        leading[itemClass] ?? []
+        leading[itemClass.ordinal]
+    }
+
+    /// Appends `text`'s UTF-8 bytes in one copy (appending a `String.UTF8View` goes byte by byte).
+    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
+        if text.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: text.utf8)
+        }
     }
 
     /// Appends one member: blob and data kinds by their type-agnostic bytes (Apple compares those
@@ -53,7 +61,7 @@ struct PrimaryKeyEncoding {
     /// for the value in lookups.
     static func append(_ attribute: AttributeDescriptor, value: AttributeValue, to bytes: inout [UInt8]) {
         bytes.append(0)
-        bytes.append(contentsOf: attribute.name.utf8)
+        appendText(attribute.name, to: &bytes)
         let lengthOffset = bytes.count
         for _ in 0..<4 { bytes.append(0) }
         let start = bytes.count
@@ -65,7 +73,7 @@ struct PrimaryKeyEncoding {
             withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
         case (_, .string(let text)):
             bytes.append(UInt8(ascii: "s"))
-            bytes.append(contentsOf: text.utf8)
+            appendText(text, to: &bytes)
         case (_, .data(let data)):
             bytes.append(UInt8(ascii: "d"))
             data.withUnsafeBytes { bytes.append(contentsOf: $0) }
@@ -80,7 +88,7 @@ struct PrimaryKeyEncoding {
     /// `AttributeValue.comparableBytes`, written in place.
     private static func appendComparable(_ value: AttributeValue, to bytes: inout [UInt8]) {
         switch value {
-        case .string(let text): bytes.append(contentsOf: text.utf8)
+        case .string(let text): appendText(text, to: &bytes)
         case .data(let data): data.withUnsafeBytes { bytes.append(contentsOf: $0) }
         case .integer, .date: bytes.append(contentsOf: value.comparableBytes)
         }

@@ -368,6 +368,19 @@ package enum FileSystem {
         return UnsafePointer(value)
     }
 
+    /// `environmentBytes` for a name written in the source: its bytes are handed to `getenv` as
+    /// they are, where a `String` is first copied into a new C string (an allocation per call).
+    package static func environmentBytes(_ name: StaticString) -> UnsafePointer<CChar>? {
+        guard let value = getenv(cString(name)), value.pointee != 0 else { return nil }
+        return UnsafePointer(value)
+    }
+
+    /// A string literal's bytes, which the compiler stores with a terminating NUL.
+    static func cString(_ literal: StaticString) -> UnsafePointer<CChar> {
+        precondition(literal.hasPointerRepresentation, "an environment variable's name is ASCII text")
+        return UnsafeRawPointer(literal.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
     static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)

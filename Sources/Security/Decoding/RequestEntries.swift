@@ -42,6 +42,12 @@ package struct RequestEntries: Sendable, Sequence {
     /// The number of entries.
     package var count: Int { keys.count }
 
+    /// The entries' names, in order (`value(at:)` reads the value of each without copying the others).
+    package var names: [String] { keys }
+
+    /// The value of the entry at `index` in `names`.
+    package func value(at index: Int) -> RequestValue { values[index] }
+
     /// The value under `key`, if any; setting replaces it or adds an entry (nil removes it).
     package subscript(key: String) -> RequestValue? {
         get { keys.firstIndex(of: key).map { values[$0] } }

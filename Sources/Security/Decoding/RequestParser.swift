@@ -31,15 +31,21 @@ package enum RequestParser {
     ///
     /// - Throws: as `parse(_:for:)`.
     package static func parse(_ given: RequestEntries, for operation: ItemOperation) throws -> ItemRequest {
-        let (dictionary, identity) = try mergingReference(given, for: operation)
+        var dictionary = given
+        var identity: Identity?
+        var keys = SpecialKeys(dictionary)
+        if keys.hasReference {
+            (dictionary, identity) = try mergingReference(given, for: operation)
+            keys = SpecialKeys(dictionary)
+        }
         var persistentReference: PersistentReference?
-        if let value = dictionary["v_PersistentRef"] {
+        if let value = keys.persistentReference {
             guard case .data(let data) = value else {
                 throw KeychainError.param("kSecValuePersistentRef must be data")
             }
             persistentReference = try PersistentReference(data: data)
         }
-        let itemClass = try resolveClass(dictionary["class"], persistentReference: persistentReference)
+        let itemClass = try resolveClass(keys.itemClass, persistentReference: persistentReference)
         var request = ItemRequest(itemClass: itemClass)
         request.persistentReference = operation == .add ? nil : persistentReference
         request.identity = operation == .add ? identity : nil
@@ -82,14 +88,14 @@ package enum RequestParser {
         switch operation {
         case .add:
             try inferKeyAttributes(&request)
-            try validateAdd(matchKeys: matchKeys, dictionary: dictionary)
+            try validateAdd(matchKeys: matchKeys, hasItemList: keys.hasItemList)
         case .copyMatching:
-            if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
+            if keys.hasItemList { throw KeychainError.param("kSecUseItemList is not supported") }
             try validateSearchMatchKeys(request, matchKeys: matchKeys)
         case .update:
             if !matchKeys.isEmpty { throw KeychainError.param("kSecMatch… keys are not accepted by SecItemUpdate") }
             if !request.returns.isEmpty { throw KeychainError.param("kSecReturn… keys are not accepted by SecItemUpdate") }
-            if dictionary["u_ItemList"] != nil { throw KeychainError.param("kSecUseItemList is not supported") }
+            if keys.hasItemList { throw KeychainError.param("kSecUseItemList is not supported") }
         case .delete:
             // A delete always removes every match. `kSecMatchLimitAll` says exactly that, and code
             // written for macOS (whose `#else` branches run on Linux) passes it, so it is accepted;
@@ -148,6 +154,36 @@ package enum RequestParser {
     }
 
     // MARK: - Keys
+
+    /// The entries the parser reads before the others, found in one pass: `kSecValueRef`,
+    /// `kSecValuePersistentRef`, `kSecClass` and `kSecUseItemList` (the first entry of each name,
+    /// as a lookup by name finds).
+    private struct SpecialKeys {
+        var hasReference = false
+        var persistentReference: RequestValue?
+        var itemClass: RequestValue?
+        var hasItemList = false
+
+        init(_ entries: RequestEntries) {
+            for (index, key) in entries.names.enumerated() {
+                // Attribute names have four bytes; none of these names has four, and no other
+                // text equals them as a Swift string (they hold no character with a canonical
+                // equivalent outside ASCII).
+                switch key.utf8.count {
+                case 5:
+                    if key == "v_Ref" {
+                        hasReference = true
+                    } else if key == "class" && itemClass == nil {
+                        itemClass = entries.value(at: index)
+                    }
+                case 10 where key == "u_ItemList": hasItemList = true
+                case 15 where key == "v_PersistentRef" && persistentReference == nil:
+                    persistentReference = entries.value(at: index)
+                default: continue
+                }
+            }
+        }
+    }
 
     private static func resolveClass(_ value: RequestValue?, persistentReference: PersistentReference?) throws -> ItemClass {
         guard let value else {
@@ -272,12 +308,12 @@ package enum RequestParser {
 
     // MARK: - Per-operation rules
 
-    private static func validateAdd(matchKeys: [String], dictionary: RequestEntries) throws {
+    private static func validateAdd(matchKeys: [String], hasItemList: Bool) throws {
         if !matchKeys.isEmpty {
             // No search key in an add (Apple's daemon returns success and stores nothing).
             throw KeychainError.param("kSecMatch… keys are not accepted by SecItemAdd")
         }
-        if dictionary["u_ItemList"] != nil {
+        if hasItemList {
             throw KeychainError.param("kSecUseItemList is not accepted by SecItemAdd")
         }
     }

@@ -22,12 +22,15 @@ package enum RequestValue: Sendable {
     case array([RequestValue])
     /// A dictionary with string keys.
     case dictionary([String: RequestValue])
+    // The three rarer cases below are boxed: their payloads (an identity, an existential) are
+    // several times the size of the others', and every value of a request is copied a few times
+    // while it is parsed; boxed, a value is two words and copies as one reference.
     /// A `SecAccessControl`.
-    case accessControl(AccessControlPolicy)
+    indirect case accessControl(AccessControlPolicy)
     /// A `SecKey`, `SecCertificate` or `SecIdentity` (`kSecValueRef`).
-    case reference(ItemReference)
+    indirect case reference(ItemReference)
     /// An authentication context (`LAContext`, for `kSecUseAuthenticationContext`).
-    case authenticationContext(any KeychainAuthenticating)
+    indirect case authenticationContext(any KeychainAuthenticating)
     /// An object the engine does not interpret; `typeName` names it in errors.
     case object(typeName: String)
 
