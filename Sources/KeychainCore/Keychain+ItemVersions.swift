@@ -130,17 +130,7 @@ extension Keychain {
             if prepared.contains(where: { $0.record.protection == .whenPasscodeSetThisDeviceOnly }) {
                 try requirePasscodeClass(in: tx)
             }
-            // As `Transaction.insert(contentsOf:)`: each row, then each group once.
-            var records: [ItemRecord] = []
-            var groups = Set<String>()
-            for item in prepared {
-                var record = item.record
-                record.rowID = try tx.insert(item.row)
-                groups.insert(record.accessGroup)
-                records.append(record)
-            }
-            for group in groups.sorted() { try tx.registerAccessGroup(group) }
-            return records
+            return try tx.insert(contentsOf: prepared)
         }
         let returns: ReturnOptions = [.attributes, .data]
         return zip(records, requests).compactMap { record, request in
