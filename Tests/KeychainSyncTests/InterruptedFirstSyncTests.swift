@@ -80,6 +80,10 @@ struct InterruptedFirstSyncTests {
         #expect(resumed.uploaded == 0)
         #expect(resumed.uploadedDeletions == 0)
         #expect(try Self.secrets(in: second) == expected)
+        // The items added before the failure (the first batch, and the failing batch's items
+        // added one by one before the duplicate) were not written again: the rows past their
+        // first generation are the item made meanwhile (the record won) and the sync state's.
+        #expect(try second.keychain.itemVersions(of: [.genericPassword]).filter { $0.generation != 1 }.count == 2)
 
         // Nothing was deleted or changed on the first device's side.
         let back = try SyncEngine.syncNow(first)
