@@ -175,17 +175,8 @@ extension Keychain {
             if prepared.contains(where: { $0.record.protection == .whenPasscodeSetThisDeviceOnly }) {
                 try requirePasscodeClass(in: tx)
             }
-            // As `Transaction.insert(contentsOf:)`: each row, then each group once.
-            var records: [(record: ItemRecord, token: Data)] = []
-            var groups = Set<String>()
-            for item in prepared {
-                var record = item.record
-                record.rowID = try tx.insert(item.row)
-                groups.insert(record.accessGroup)
-                records.append((record, item.row.primaryKeyToken))
-            }
-            for group in groups.sorted() { try tx.registerAccessGroup(group) }
-            return records
+            let records = try tx.insert(contentsOf: prepared)
+            return zip(records, prepared).map { (record: $0, token: $1.row.primaryKeyToken) }
         }
         let returns: ReturnOptions = [.attributes, .data]
         return zip(records, requests).compactMap { stored, request in

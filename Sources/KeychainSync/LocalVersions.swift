@@ -87,7 +87,7 @@ struct LocalVersions: Codable, Equatable {
             let token = stored.contains(where: { $0 != 0 }) ? Data(stored) : nil
             var entry = Entry(rowID: rowID, generation: generation, token: token)
             if bytes[offset + 32] == 1 {
-                entry.item = (SyncCrypto.hex(Data(bytes[offset + 33..<offset + 65])), SyncCrypto.hex(Data(bytes[offset + 65..<offset + 97])))
+                entry.item = (SyncCrypto.hex(bytes[offset + 33..<offset + 65]), SyncCrypto.hex(bytes[offset + 65..<offset + 97]))
             }
             entries[uuid] = entry
             offset += length
@@ -95,35 +95,35 @@ struct LocalVersions: Codable, Equatable {
     }
 
     func encode(to encoder: any Encoder) throws {
-        var data = Data(capacity: entries.count * Self.entryLength)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(entries.count * Self.entryLength)
         for (uuid, entry) in entries {
             guard uuid.count == 16 else { continue }
-            data.append(uuid)
-            withUnsafeBytes(of: entry.rowID.littleEndian) { data.append(contentsOf: $0) }
-            withUnsafeBytes(of: entry.generation.littleEndian) { data.append(contentsOf: $0) }
-            if let item = entry.item, let primaryKey = SyncCrypto.bytes(hex: item.primaryKey), primaryKey.count == 32,
-                let content = SyncCrypto.bytes(hex: item.content), content.count == 32
-            {
-                data.append(1)
-                data.append(primaryKey)
-                data.append(content)
-            } else {
+            let start = bytes.count
+            bytes.append(contentsOf: uuid)
+            withUnsafeBytes(of: entry.rowID.littleEndian) { bytes.append(contentsOf: $0) }
+            withUnsafeBytes(of: entry.generation.littleEndian) { bytes.append(contentsOf: $0) }
+            if let item = entry.item {
+                bytes.append(1)
                 // A synchronizable item whose digests do not fit is not kept: it is opened again.
-                guard entry.item == nil else {
-                    data.removeLast(32)
+                guard SyncCrypto.appendBytes(hex: item.primaryKey, count: 32, to: &bytes),
+                    SyncCrypto.appendBytes(hex: item.content, count: 32, to: &bytes)
+                else {
+                    bytes.removeSubrange(start...)
                     continue
                 }
-                data.append(0)
-                data.append(Data(count: 64))
+            } else {
+                bytes.append(0)
+                bytes.append(contentsOf: repeatElement(0, count: 64))
             }
             // No token (an earlier release's entry) is written as zeros, and read back as none.
             if let token = entry.token, token.count == Self.tokenLength {
-                data.append(token)
+                bytes.append(contentsOf: token)
             } else {
-                data.append(Data(count: Self.tokenLength))
+                bytes.append(contentsOf: repeatElement(0, count: Self.tokenLength))
             }
         }
         var container = encoder.singleValueContainer()
-        try container.encode(Self.formPrefix + data.base64EncodedString())
+        try container.encode(Self.formPrefix + Data(bytes).base64EncodedString())
     }
 }

@@ -85,7 +85,8 @@ package struct PostgresRows: Sendable {
         return valid ? Data(bytes) : nil
     }
 
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
+    /// The value of one hexadecimal digit (either case); nil for any other byte.
+    static func hexValue(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10

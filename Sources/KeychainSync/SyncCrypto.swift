@@ -67,21 +67,46 @@ enum SyncCrypto {
     }
 
     /// `data` as lower-case hexadecimal digits (a digest compared as text).
-    static func hex(_ data: Data) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(data.count * 2)
-        for byte in data {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
+    static func hex<Bytes: Collection<UInt8>>(_ data: Bytes) -> String {
+        String(unsafeUninitializedCapacity: data.count * 2) { text in
+            var index = 0
+            for byte in data {
+                text[index] = hexDigits[Int(byte >> 4)]
+                text[index + 1] = hexDigits[Int(byte & 0x0f)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The bytes of lower-case or upper-case hexadecimal digits; nil when `text` is not that.
     static func bytes(hex text: String) -> Data? {
         var text = text
         return text.withUTF8 { PostgresRows.hexBytes($0) }
+    }
+
+    /// Appends to `bytes` the `count` bytes that `text`'s hexadecimal digits (either case) spell,
+    /// without making a `Data` of them; false, with nothing appended, when `text` is not exactly
+    /// that many bytes' digits.
+    static func appendBytes(hex text: String, count: Int, to bytes: inout [UInt8]) -> Bool {
+        var text = text
+        return text.withUTF8 { digits in
+            guard digits.count == 2 * count else { return false }
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: count))
+            let decoded = bytes.withUnsafeMutableBufferPointer { out in
+                for index in 0..<count {
+                    guard let high = PostgresRows.hexValue(digits[2 * index]), let low = PostgresRows.hexValue(digits[2 * index + 1])
+                    else { return false }
+                    out[start + index] = high << 4 | low
+                }
+                return true
+            }
+            if !decoded { bytes.removeSubrange(start...) }
+            return decoded
+        }
     }
 
     /// HKDF-SHA256 of `key` for `purpose`, 32 bytes.
@@ -139,30 +164,37 @@ enum SyncCrypto {
 /// identifiers and numbers in fixed-width encodings (UUIDs as 16 bytes, integers as 8
 /// little-endian bytes), so no two different contexts encode alike.
 struct AssociatedData {
-    private(set) var bytes: Data
+    /// The bytes so far (kept as an array: appending small pieces to `Data` costs more).
+    private var buffer: [UInt8] = []
+
+    /// The associated data.
+    var bytes: Data { Data(buffer) }
 
     /// Associated data starting with `label` (length-prefixed).
     init(_ label: String) {
-        bytes = Data()
-        append(Data(label.utf8))
+        buffer.reserveCapacity(128)
+        append(label)
     }
 
     /// Appends a UUID's 16 bytes.
     mutating func append(_ uuid: UUID) {
-        withUnsafeBytes(of: uuid.uuid) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: uuid.uuid) { buffer.append(contentsOf: $0) }
     }
 
     /// Appends an integer as 8 little-endian bytes.
     mutating func append(_ number: Int64) {
-        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
+        withUnsafeBytes(of: number.littleEndian) { buffer.append(contentsOf: $0) }
     }
 
     /// Appends bytes, length-prefixed.
     mutating func append(_ data: Data) {
         append(Int64(data.count))
-        bytes.append(data)
+        buffer.append(contentsOf: data)
     }
 
     /// Appends text, length-prefixed.
-    mutating func append(_ text: String) { append(Data(text.utf8)) }
+    mutating func append(_ text: String) {
+        append(Int64(text.utf8.count))
+        buffer.append(contentsOf: text.utf8)
+    }
 }

@@ -368,62 +368,100 @@ package enum SyncEngine {
         var applied: [String] = []
         // New items are added in batches (one transaction each when the keychain is in this
         // process); the batch is flushed before any other write, so writes keep their order.
+        // The mirror names a batch's records from the start (collisions are decided against it),
+        // so a batch that fails takes its records out again: this device does not hold them, and
+        // the next exchange fetches them again (the last sequence seen has not moved).
         var additions: [LocalItems.Sent] = []
+        var additionKeys: [String] = []
+        // Whether rows were written other than by `addReturningVersions` (then read back).
+        var readBack = false
         func flushAdditions() throws {
             guard !additions.isEmpty else { return }
             try local.recordAdded(try addLocally(additions.map(\.item), in: keychain), sent: additions)
+            // As stored, so that a state saved after a later failure does not take these
+            // items for local changes.
+            for (key, sent) in zip(additionKeys, additions) {
+                if let content = local.entries[sent.primaryKey]?.content, !content.isEmpty {
+                    state.mirror[key]?.content = content
+                } else {
+                    readBack = true
+                }
+            }
             additions.removeAll()
+            additionKeys.removeAll()
         }
         // The record holding each primary key, kept with the mirror.
         var recordByPrimaryKey: [String: String] = [:]
         for (key, entry) in state.mirror { recordByPrimaryKey[entry.primaryKey] = key }
-        for (done, change) in changes.enumerated() {
-            if additions.count >= additionBatch {
-                try flushAdditions()
-                progress?(done, changes.count)
-            }
-            let primaryKey = try change.item.primaryKeyDigest()
-            if let entry = state.mirror[change.key], entry.primaryKey != primaryKey {
-                if recordByPrimaryKey[entry.primaryKey] == change.key { recordByPrimaryKey[entry.primaryKey] = nil }
-                if local.entries[entry.primaryKey] != nil {
+        do {
+            for (done, change) in changes.enumerated() {
+                if additions.count >= additionBatch {
                     try flushAdditions()
-                    try open([entry.primaryKey], in: &local, keychain: keychain)
-                    if let previous = local.entries.removeValue(forKey: entry.primaryKey)?.item { try deleteLocally(previous, in: keychain) }
+                    progress?(done, changes.count)
                 }
-            }
-            if let otherKey = recordByPrimaryKey[primaryKey], otherKey != change.key, let other = state.mirror[otherKey] {
-                if change.key < otherKey {
-                    unsent[otherKey] = other.generation
-                    state.mirror[otherKey] = nil
-                } else {
-                    unsent[change.key] = change.generation
+                let primaryKey = try change.item.primaryKeyDigest()
+                if let entry = state.mirror[change.key], entry.primaryKey != primaryKey {
+                    if recordByPrimaryKey[entry.primaryKey] == change.key { recordByPrimaryKey[entry.primaryKey] = nil }
+                    if local.entries[entry.primaryKey] != nil {
+                        try flushAdditions()
+                        try open([entry.primaryKey], in: &local, keychain: keychain)
+                        if let previous = local.entries.removeValue(forKey: entry.primaryKey)?.item {
+                            readBack = true
+                            try deleteLocally(previous, in: keychain)
+                        }
+                    }
+                }
+                if let otherKey = recordByPrimaryKey[primaryKey], otherKey != change.key, let other = state.mirror[otherKey] {
+                    if change.key < otherKey {
+                        unsent[otherKey] = other.generation
+                        state.mirror[otherKey] = nil
+                    } else {
+                        unsent[change.key] = change.generation
+                        continue
+                    }
+                }
+                let recordDigest = try change.item.contentDigest()
+                recordByPrimaryKey[primaryKey] = change.key
+                report.applied += 1
+                if let present = local.entries[primaryKey], present.content == recordDigest {
+                    // The keychain holds this very item (a first sync resumed after it was cut
+                    // short, or the same item made on both devices): nothing to write.
+                    state.mirror[change.key] = SyncState.MirrorEntry(
+                        primaryKey: primaryKey, content: recordDigest, generation: change.generation, record: recordDigest)
                     continue
                 }
+                if local.entries[primaryKey] != nil {
+                    try flushAdditions()
+                    readBack = true
+                    try storeLocally(change.item, replacing: true, in: keychain)
+                } else {
+                    additions.append(LocalItems.Sent(item: change.item, primaryKey: primaryKey, content: recordDigest))
+                    additionKeys.append(change.key)
+                }
+                local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
+                state.mirror[change.key] = SyncState.MirrorEntry(
+                    primaryKey: primaryKey, content: "", generation: change.generation, record: recordDigest)
+                applied.append(change.key)
             }
-            let recordDigest = try change.item.contentDigest()
-            if local.entries[primaryKey] != nil {
-                try flushAdditions()
-                try storeLocally(change.item, replacing: true, in: keychain)
-            } else {
-                additions.append(LocalItems.Sent(item: change.item, primaryKey: primaryKey, content: recordDigest))
-            }
-            local.entries[primaryKey] = LocalItems.Entry(version: nil, content: "", item: change.item)
-            state.mirror[change.key] = SyncState.MirrorEntry(
-                primaryKey: primaryKey, content: "", generation: change.generation, record: recordDigest)
-            recordByPrimaryKey[primaryKey] = change.key
-            applied.append(change.key)
-            report.applied += 1
+            try flushAdditions()
+        } catch {
+            // What was applied stays recorded (the caller saves the state with the error): the
+            // rows added are known as stored; the records of the batch that failed are not
+            // held; the records that lost a collision are still to be deleted from the server.
+            if local.versions != nil { state.localVersions = local.versions }
+            for key in additionKeys { state.mirror[key] = nil }
+            state.unsentDeletions = unsent.isEmpty ? nil : unsent
+            throw error
         }
-        try flushAdditions()
         if !changes.isEmpty { progress?(changes.count, changes.count) }
         // The digest of what the keychain stored (it may normalise what it was given), so the
         // next comparison does not take an applied record for a local change.
         if !applied.isEmpty {
             let withholdsDeletions = local.withholdsDeletions
             if local.versions != nil {
-                // Items added in this process are known as stored; the rows written otherwise
-                // have new versions, and are opened.
-                local = try readLocal(keychain, known: local.versions, mirror: state.mirror)
+                // Items added in this process are known as stored; when rows were written
+                // otherwise, they have new versions, and are opened.
+                if readBack { local = try readLocal(keychain, known: local.versions, mirror: state.mirror) }
                 state.localVersions = local.versions
             } else {
                 let primaryKeys = applied.compactMap { state.mirror[$0]?.primaryKey }
@@ -629,8 +667,8 @@ package enum SyncEngine {
         }
         // An absent item is a deletion, unless the keychain cannot tell (rows removed behind
         // its back that its versions do not name): then deletions wait for the damage to clear.
-        for (key, entry) in state.mirror.sorted(by: { $0.key < $1.key })
-        where local.entries[entry.primaryKey] == nil && !local.withholdsDeletions {
+        let deleted = local.withholdsDeletions ? [:] : state.mirror.filter { local.entries[$0.value.primaryKey] == nil }
+        for (key, entry) in deleted.sorted(by: { $0.key < $1.key }) {
             writes.append(.delete(key: key, expected: entry.generation))
         }
         return writes

@@ -189,9 +189,9 @@ struct CompactMirror: Codable {
         var offset = 0
         while offset < bytes.count {
             let id = bytes[offset..<offset + 16].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-            let primaryKey = SyncCrypto.hex(Data(bytes[offset + 16..<offset + 48]))
-            let content = bytes[offset + 48] == 1 ? SyncCrypto.hex(Data(bytes[offset + 49..<offset + 81])) : ""
-            let record = bytes[offset + 81] == 1 ? SyncCrypto.hex(Data(bytes[offset + 82..<offset + 114])) : nil
+            let primaryKey = SyncCrypto.hex(bytes[offset + 16..<offset + 48])
+            let content = bytes[offset + 48] == 1 ? SyncCrypto.hex(bytes[offset + 49..<offset + 81]) : ""
+            let record = bytes[offset + 81] == 1 ? SyncCrypto.hex(bytes[offset + 82..<offset + 114]) : nil
             let generation = bytes[offset + 114..<offset + 122].withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) }
             mirror[id.uuidString.lowercased()] = SyncState.MirrorEntry(
                 primaryKey: primaryKey, content: content, generation: generation, record: record)
@@ -202,26 +202,34 @@ struct CompactMirror: Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        var data = Data(capacity: wrappedValue.count * Self.entryLength)
+        // The digits are turned into bytes in place (a state of 10 000 records has 30 000).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(wrappedValue.count * Self.entryLength)
         for (key, entry) in wrappedValue {
-            guard let id = UUID(uuidString: key), let primaryKey = SyncCrypto.bytes(hex: entry.primaryKey), primaryKey.count == 32 else {
+            guard let id = UUID(uuidString: key), Self.append(entry, id: id, to: &bytes) else {
                 try container.encode(wrappedValue)
                 return
             }
-            let content = entry.content.isEmpty ? Data(count: 32) : SyncCrypto.bytes(hex: entry.content) ?? Data()
-            let record = entry.record.map { SyncCrypto.bytes(hex: $0) ?? Data() } ?? Data(count: 32)
-            guard content.count == 32, record.count == 32 else {
-                try container.encode(wrappedValue)
-                return
-            }
-            withUnsafeBytes(of: id.uuid) { data.append(contentsOf: $0) }
-            data.append(primaryKey)
-            data.append(entry.content.isEmpty ? 0 : 1)
-            data.append(content)
-            data.append(entry.record == nil ? 0 : 1)
-            data.append(record)
-            withUnsafeBytes(of: entry.generation.littleEndian) { data.append(contentsOf: $0) }
         }
-        try container.encode(data.base64EncodedString())
+        try container.encode(Data(bytes).base64EncodedString())
+    }
+
+    /// Appends the fixed form of one entry; false when a digest does not fit it.
+    private static func append(_ entry: SyncState.MirrorEntry, id: UUID, to bytes: inout [UInt8]) -> Bool {
+        withUnsafeBytes(of: id.uuid) { bytes.append(contentsOf: $0) }
+        func appendFlagged(_ digest: String?) -> Bool {
+            guard let digest else {
+                bytes.append(0)
+                bytes.append(contentsOf: repeatElement(0, count: 32))
+                return true
+            }
+            bytes.append(1)
+            return SyncCrypto.appendBytes(hex: digest, count: 32, to: &bytes)
+        }
+        guard SyncCrypto.appendBytes(hex: entry.primaryKey, count: 32, to: &bytes),
+            appendFlagged(entry.content.isEmpty ? nil : entry.content), appendFlagged(entry.record)
+        else { return false }
+        withUnsafeBytes(of: entry.generation.littleEndian) { bytes.append(contentsOf: $0) }
+        return true
     }
 }

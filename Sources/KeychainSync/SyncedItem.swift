@@ -116,30 +116,37 @@ struct SyncedItem: Equatable {
     private static let magic = Data("KSI1".utf8)
 
     /// `KSI1`, the class's short name, the attribute count, each attribute (short name, kind,
-    /// length-prefixed value), the length-prefixed secret; integers big-endian.
+    /// length-prefixed value), the length-prefixed secret; integers big-endian. Written into one
+    /// buffer (a first sync encodes every record it applies, for its digest).
     func encoded() -> Data {
-        var data = Self.magic
-        Self.appendText(itemClass.rawValue, to: &data)
-        Self.append(UInt32(attributes.count), to: &data)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + secret.count + 48 * attributes.count)
+        bytes.append(contentsOf: Self.magic)
+        Self.appendText(itemClass.rawValue, to: &bytes)
+        Self.append(UInt32(attributes.count), to: &bytes)
         for (attribute, value) in attributes {
-            Self.appendText(attribute.name, to: &data)
+            Self.appendText(attribute.name, to: &bytes)
             switch value {
             case .string(let text):
-                data.append(0)
-                Self.appendBytes(Data(text.utf8), to: &data)
-            case .data(let bytes):
-                data.append(1)
-                Self.appendBytes(bytes, to: &data)
+                bytes.append(0)
+                Self.appendText(text, to: &bytes)
+            case .data(let data):
+                bytes.append(1)
+                Self.append(UInt32(data.count), to: &bytes)
+                bytes.append(contentsOf: data)
             case .integer(let number):
-                data.append(2)
-                Self.appendBytes(withUnsafeBytes(of: number.bigEndian) { Data($0) }, to: &data)
+                bytes.append(2)
+                Self.append(8, to: &bytes)
+                withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
             case .date(let date):
-                data.append(3)
-                Self.appendBytes(withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { Data($0) }, to: &data)
+                bytes.append(3)
+                Self.append(8, to: &bytes)
+                withUnsafeBytes(of: date.timeIntervalSinceReferenceDate.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
             }
         }
-        Self.appendBytes(secret, to: &data)
-        return data
+        Self.append(UInt32(secret.count), to: &bytes)
+        bytes.append(contentsOf: secret)
+        return Data(bytes)
     }
 
     /// The item `encoded` produced.
@@ -185,16 +192,14 @@ struct SyncedItem: Equatable {
         return item
     }
 
-    private static func append(_ number: UInt32, to data: inout Data) {
-        withUnsafeBytes(of: number.bigEndian) { data.append(contentsOf: $0) }
+    private static func append(_ number: UInt32, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: number.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
-    private static func appendBytes(_ bytes: Data, to data: inout Data) {
-        append(UInt32(bytes.count), to: &data)
-        data.append(bytes)
+    private static func appendText(_ text: String, to bytes: inout [UInt8]) {
+        append(UInt32(text.utf8.count), to: &bytes)
+        bytes.append(contentsOf: text.utf8)
     }
-
-    private static func appendText(_ text: String, to data: inout Data) { appendBytes(Data(text.utf8), to: &data) }
 
     /// Reads an encoding front to back; running out is `refused`.
     private struct Reader {

@@ -84,4 +84,13 @@ struct SyncedItemClassTests {
         #expect(try item.primaryKeyDigest() == certificate(serial: 1, label: "renamed").primaryKeyDigest())
         #expect(try item.primaryKeyDigest() != certificate(serial: 2, label: "one").primaryKeyDigest())
     }
+
+    @Test("an item's encoding and digests are fixed: devices of every version compare them")
+    func encodingIsFixed() throws {
+        let item = SyncedItem(Self.keyResult(tag: "pinned", label: "caf\u{e9}"))
+        let (content, primaryKey) = (try item.contentDigest(), try item.primaryKeyDigest())
+        #expect(content == "ca2bec4b70176e8e6fd5e461ecf073eed70dec7485ba19f21ab29e1ead8c12da")
+        #expect(primaryKey == "39a0e451f7e65c24ab3306627aca600de25651cd02ad84dc26a5befc4b05c49c")
+        #expect(SyncCrypto.hex(item.encoded().prefix(12)) == "4b534931000000046b657973")
+    }
 }

@@ -88,6 +88,80 @@ extension KeychainStore {
         try writeRoot(root, in: connection)
     }
 
+    /// `recordChange(removing: nil, adding:)` for many rows just inserted, in the caller's write
+    /// transaction, with the same outcome as one call per row: each leaf and node the entries
+    /// fall under is read, checked (and if need be rebuilt, as `recordChange` does) and written
+    /// once, and the root once, instead of once per row. A bulk add of a thousand items otherwise
+    /// rewrites, hashes and MACs the root (3.4 KiB when full) and a node a thousand times.
+    func recordAdditions(_ added: [RollbackLedger.Entry], synchronizable: Bool, in connection: SQLiteConnection) throws {
+        guard !added.isEmpty else { return }
+        guard added.allSatisfy({ $0.token.count >= RollbackLedger.tokenLength }) else {
+            throw KeychainError(.decode, "a stored row has a malformed primary-key token")
+        }
+        var (root, recount) = try writableRoot(in: connection)
+        func count(_ entry: RollbackLedger.Entry, _ delta: Int64) {
+            if let itemClass = ItemClass(ledgerCode: entry.itemClass) { root.adjustCount(of: itemClass, by: delta) }
+        }
+        // By leaf (the token's first two bytes): each node's leaves are then consecutive. The
+        // entries are ordered through their leaf numbers (sorting the entries themselves moves
+        // their buffers about).
+        let order = added.indices.map { index -> (leaf: Int, index: Int) in
+            let token = added[index].token
+            return (Int(token[token.startIndex]) << 8 | Int(token[token.startIndex + 1]), index)
+        }.sorted { $0.leaf < $1.leaf }
+        func leafKey(_ position: Int) -> Int { order[position].leaf }
+        var nodeDigests: [(index: UInt8, digest: Data)] = []
+        var start = 0
+        while start < order.count {
+            let nodeIndex = UInt8(leafKey(start) >> 8)
+            var end = start
+            while end < order.count, leafKey(end) >> 8 == Int(nodeIndex) { end += 1 }
+            let nodePrefix = Data([nodeIndex])
+            let nodeID = RollbackLedger.rowID(nodePrefix)
+            var node = try body(id: nodeID, in: connection)
+            if !RollbackLedger.slot(root.slots, nodeIndex, holds: try ledger.digest(prefix: nodePrefix, body: node)) {
+                node = try rebuildNode(nodePrefix, in: connection)
+                recount = true
+            }
+            var leafDigests: [(index: UInt8, digest: Data)] = []
+            var leafStart = start
+            while leafStart < end {
+                let leafIndex = UInt8(leafKey(leafStart) & 0xff)
+                var leafEnd = leafStart
+                while leafEnd < end, leafKey(leafEnd) & 0xff == Int(leafIndex) { leafEnd += 1 }
+                let leafPrefix = Data([nodeIndex, leafIndex])
+                let leafID = RollbackLedger.rowID(leafPrefix)
+                var leaf = try body(id: leafID, in: connection)
+                if !RollbackLedger.slot(node, leafIndex, holds: try ledger.digest(prefix: leafPrefix, body: leaf)) {
+                    leaf = try unverifiableLeaf(leafPrefix, in: connection)
+                    recount = true
+                }
+                var entries = RollbackLedger.entries(of: leaf)
+                for position in leafStart..<leafEnd {
+                    let entry = added[order[position].index]
+                    let token = entry.token.prefix(RollbackLedger.tokenLength)
+                    if let index = entries.firstIndex(where: { $0.token == token }) {
+                        count(entries.remove(at: index), -1)
+                    }
+                    entries.append(entry)
+                    count(entry, 1)
+                }
+                let newLeaf = entries.isEmpty ? nil : RollbackLedger.encode(entries)
+                try write(newLeaf, id: leafID, in: connection)
+                leafDigests.append((leafIndex, try ledger.digest(prefix: leafPrefix, body: newLeaf)))
+                leafStart = leafEnd
+            }
+            node = RollbackLedger.setting(node, leafDigests)
+            try write(node, id: nodeID, in: connection)
+            nodeDigests.append((nodeIndex, try ledger.digest(prefix: nodePrefix, body: node)))
+            start = end
+        }
+        root.slots = RollbackLedger.setting(root.slots, nodeDigests)
+        if synchronizable { root.synchronizableItems = true }
+        if recount { root.counts = try rowCounts(in: connection) }
+        try writeRoot(root, in: connection)
+    }
+
     /// The ledger entry of a row being written.
     static func entry(for row: StoredRow) -> RollbackLedger.Entry {
         RollbackLedger.Entry(

@@ -111,14 +111,21 @@ extension KeychainStore.Transaction {
     }
 
     /// Inserts sealed items (all or, on the first failure, none: the caller's transaction rolls
-    /// back), registering each access group once.
-    func insert(contentsOf items: [SealedItem]) throws {
-        var groups = Set<String>()
-        for item in items {
-            _ = try insert(item.row)
-            groups.insert(item.record.accessGroup)
+    /// back), recording them in the ledger at once and registering each access group once.
+    ///
+    /// - Returns: the items' records with their row ids, in order.
+    @discardableResult
+    func insert(contentsOf items: [SealedItem]) throws -> [ItemRecord] {
+        let rowIDs = try insert(contentsOf: items.map(\.row))
+        var records: [ItemRecord] = []
+        records.reserveCapacity(items.count)
+        for (item, rowID) in zip(items, rowIDs) {
+            var record = item.record
+            record.rowID = rowID
+            records.append(record)
         }
-        for group in groups { try registerAccessGroup(group) }
+        for group in Set(items.map(\.record.accessGroup)).sorted() { try registerAccessGroup(group) }
+        return records
     }
 
     /// Writes `record` (with `secret`) over `row`, the stored version of `original`, sealed at

@@ -22,6 +22,7 @@ extension KeychainStore {
         func hasPasscodeClassRows() throws -> Bool { try store.hasPasscodeClassRows(in: connection) }
         func hasUnindexedRows() throws -> Bool { try store.hasUnindexedRows(in: connection) }
         func insert(_ row: StoredRow) throws -> Int64 { try store.insert(row, in: connection) }
+        func insert(contentsOf rows: [StoredRow]) throws -> [Int64] { try store.insert(contentsOf: rows, in: connection) }
         func isCurrent(_ row: StoredRow) throws -> Bool { try store.isCurrent(row, in: connection) }
         func ledgerRoot() throws -> LedgerRoot? { try store.ledgerRoot(in: connection) }
         func lookup(primaryKeyToken token: Data, keysAreCurrent: (Data?) throws -> Void = { _ in }) throws -> TokenLookup {

@@ -401,6 +401,24 @@ final class KeychainStore: Sendable {
 
     /// Inserts a row; a primary-key collision throws `errSecDuplicateItem`.
     func insert(_ row: StoredRow, in connection: SQLiteConnection) throws -> Int64 {
+        let rowID = try insertRowAndSearchEntries(row, in: connection)
+        try recordChange(removing: nil, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
+        return rowID
+    }
+
+    /// Inserts rows (in the caller's transaction: on a primary-key collision, which throws
+    /// `errSecDuplicateItem`, the caller rolls back), then records them all in the rollback
+    /// ledger at once (`recordAdditions`: each ledger row touched is written once).
+    ///
+    /// - Returns: the rows' ids, in order.
+    func insert(contentsOf rows: [StoredRow], in connection: SQLiteConnection) throws -> [Int64] {
+        let rowIDs = try rows.map { try insertRowAndSearchEntries($0, in: connection) }
+        try recordAdditions(rows.map(Self.entry(for:)), synchronizable: rows.contains(where: \.isSynchronizable), in: connection)
+        return rowIDs
+    }
+
+    /// Inserts a row and its search-index entries, not yet recorded in the ledger.
+    private func insertRowAndSearchEntries(_ row: StoredRow, in connection: SQLiteConnection) throws -> Int64 {
         do {
             try connection.statement(Self.insertRow).bind([
                 .text(row.itemClass.rawValue), .text(row.keyClass), .blob(row.uuid), .blob(row.primaryKeyToken),
@@ -413,7 +431,6 @@ final class KeychainStore: Sendable {
         }
         let rowID = connection.lastInsertRowID
         try addSearchEntries(row.searchTokens, item: rowID, in: connection)
-        try recordChange(removing: nil, adding: Self.entry(for: row), synchronizable: row.isSynchronizable, in: connection)
         return rowID
     }
 

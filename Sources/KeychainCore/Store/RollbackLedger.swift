@@ -243,7 +243,19 @@ struct RollbackLedger: Sendable {
 
     /// `slots` with the slot for child `index` set to `digest`; nil when every slot is then zero.
     static func setting(_ slots: Data?, _ index: UInt8, to digest: Data) -> Data? {
+        setting(slots, [(index, digest)])
+    }
+
+    /// `slots` with the slot for each child set to its digest, in the order given (one copy of
+    /// the slots for all of them); nil when every slot is then zero.
+    static func setting(_ slots: Data?, _ digests: [(index: UInt8, digest: Data)]) -> Data? {
         var bytes = slots.flatMap { $0.count % slotLength == 0 ? [UInt8]($0) : nil } ?? []
+        for (index, digest) in digests { set(&bytes, index, to: digest) }
+        return bytes.isEmpty ? nil : Data(bytes)
+    }
+
+    /// Sets the slot for child `index` in a slot list to `digest` (removing it for a zero digest).
+    private static func set(_ bytes: inout [UInt8], _ index: UInt8, to digest: Data) {
         var low = 0
         var high = bytes.count / slotLength
         while low < high {
@@ -259,7 +271,6 @@ struct RollbackLedger: Sendable {
         case (false, true): bytes.insert(contentsOf: [index] + digest, at: start)
         case (false, false): break
         }
-        return bytes.isEmpty ? nil : Data(bytes)
     }
 
     // MARK: - Leaves

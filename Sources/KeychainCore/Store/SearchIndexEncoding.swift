@@ -20,8 +20,9 @@ enum SearchIndexEncoding {
         bytes.reserveCapacity(bytes.count + 64)
         var value = value
         // Text of a kind compared as text (not as bytes) is equal to every canonically equivalent
-        // spelling of it: it is tokenized in one of them (NFC).
-        if attribute.comparesAsText, case .string(let text) = value {
+        // spelling of it: it is tokenized in one of them (NFC). ASCII text is NFC already (no
+        // ASCII character decomposes or composes), and skips Foundation's normalization.
+        if attribute.comparesAsText, case .string(let text) = value, !text.utf8.allSatisfy({ $0 < 0x80 }) {
             value = .string(text.precomposedStringWithCanonicalMapping)
         }
         PrimaryKeyEncoding.append(attribute, value: value, to: &bytes)
