@@ -357,11 +357,15 @@ package enum SyncEngine {
         if local.versions != nil { state.localVersions = local.versions }
         try open(deletions.compactMap { state.mirror[$0]?.primaryKey }, in: &local, keychain: keychain)
         for key in deletions {
-            guard let entry = state.mirror.removeValue(forKey: key) else { continue }
-            // An item that does not open (damaged) is left as it is.
-            if let item = local.entries.removeValue(forKey: entry.primaryKey)?.item {
+            guard let entry = state.mirror[key] else { continue }
+            // An item that does not open (damaged) is left as it is. The record leaves the mirror
+            // only once its item is deleted: if the delete fails, the state saved with the error
+            // still holds it, so the next exchange deletes the item instead of uploading it as new.
+            if let item = local.entries[entry.primaryKey]?.item {
                 try deleteLocally(item, in: keychain)
             }
+            local.entries[entry.primaryKey] = nil
+            state.mirror[key] = nil
             report.appliedDeletions += 1
         }
         var unsent = (state.unsentDeletions ?? [:]).filter { !fetched.contains($0.key) }

@@ -3,15 +3,20 @@ import KeychainCore
 
 /// A keychain handle that passes every call to an in-process keychain but is not an
 /// `EmbeddedKeychain`: the sync engine sees it as it sees a keychain reached through keychaind,
-/// and reads it through the item calls alone (no row versions).
+/// and reads it through the item calls alone (no row versions). With `deleteFailure`, every
+/// delete fails with it (a disk error, say) and deletes nothing.
 struct ForwardingKeychain: KeychainHandle {
     let inner: EmbeddedKeychain
+    var deleteFailure: KeychainError?
 
     var path: String { inner.path }
     func add(_ request: ItemRequest) throws -> ItemResult? { try inner.add(request) }
     func search(_ request: ItemRequest) throws -> [ItemResult] { try inner.search(request) }
     func update(_ request: ItemRequest, changes: ItemChanges) throws { try inner.update(request, changes: changes) }
-    func delete(_ request: ItemRequest) throws -> Int { try inner.delete(request) }
+    func delete(_ request: ItemRequest) throws -> Int {
+        if let deleteFailure { throw deleteFailure }
+        return try inner.delete(request)
+    }
     func defaultAccessGroup() throws -> String { try inner.defaultAccessGroup() }
     func allItemsWithDamage(includingData: Bool) throws -> (items: [ItemResult], damage: KeychainDamage) {
         try inner.allItemsWithDamage(includingData: includingData)
