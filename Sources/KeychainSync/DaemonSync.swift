@@ -24,6 +24,21 @@ package enum DaemonSync {
 
     // MARK: - Client
 
+    /// `keychain` when the user's keychaind serves it (which runs exchanges and reads the status
+    /// itself); nil in-process and through the system daemon (which runs no sync: the exchange is
+    /// the caller's own, through the item calls).
+    package static func servingDaemon(of keychain: any KeychainHandle) -> RemoteKeychain? {
+        guard !KeychainLocation.isSystemMode else { return nil }
+        return keychain as? RemoteKeychain
+    }
+
+    /// One exchange of `keychain`, where its exchanges run: by the user's keychaind when it
+    /// serves the keychain (one at a time with its background sync), otherwise in this process.
+    package static func exchange(_ keychain: any KeychainHandle, progress: SyncEngine.Progress? = nil) throws -> SyncReport {
+        if let remote = servingDaemon(of: keychain) { return try syncNow(remote, progress: progress) }
+        return try SyncEngine.syncNow(keychain, progress: progress)
+    }
+
     /// `SyncEngine.syncNow` run by the daemon that serves `keychain`.
     ///
     /// - Throws: the exchange's `SyncError`, as an exchange in this process would throw it; the

@@ -109,7 +109,9 @@ extension SyncEngine {
             SyncState.remove(from: keychain)
             throw error
         }
-        return try syncNow(keychain)
+        // Where the keychain's other exchanges run: by keychaind, which has just started its
+        // background sync for the state saved above, so the first sync is not run twice at once.
+        return try DaemonSync.exchange(keychain)
     }
 
     /// The state an approval gives, once every check passed.

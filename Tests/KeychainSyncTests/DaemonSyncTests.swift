@@ -159,6 +159,31 @@ struct DaemonSyncTests {
         #expect(!status.output.contains("last error"))
     }
 
+    @Test("the exchange that ends a join awaiting approval runs inside keychaind: it keeps the rows' versions, and is ordered with the daemon's other exchanges")
+    func approvedJoinExchangesInTheDaemon() throws {
+        let server = try SyncServer()
+        defer { server.stop() }
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try Self.uploadFirstDevice(server, in: directory)
+        let first = EmbeddedKeychain(
+            try Keychain.open(path: "\(directory)/first.keychain-db"), context: AccessContext(accessGroups: ["test", "*"]))
+        defer { Keychain.dropOpenInstance(path: first.path) }
+        let device = try SyncDevice(daemon: true)
+        defer { device.stop() }
+
+        let join = try device.start("sync", "join", "--server", server.conninfo(), "--timeout", "120")
+        let code = try #require(join.line(startingWith: "code: "))
+        _ = try SyncEngine.approve(first, code: code)
+        let run = join.wait()
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasSuffix("joined; applied \(Self.count) changes\n"))
+        #expect(try device.password("account \(Self.count - 1)", "progress") == "secret \(Self.count - 1)")
+        // Only an exchange on the daemon's own keychain keeps the rows' versions.
+        device.stopDaemon()
+        #expect(Self.itemsWithVersions(try Self.state(at: device.keychainPath)) == Self.count)
+    }
+
     @Test("a caller not entitled to the sync state's access group cannot make keychaind sync or read the status")
     func unentitledCallerIsRefused() throws {
         let server = try SyncServer()

@@ -21,9 +21,9 @@ import KeychainSync
 /// - `now`: one full exchange (a download of many records prints its progress).
 /// - `status`: the account, its devices, the last exchange and the pending changes.
 ///
-/// `now` and `status` on a keychain served by the user's keychaind run inside the daemon
-/// (`DaemonSync`); the other actions, and every action through the system daemon, run in this
-/// process, through the keychain's item calls.
+/// `now`, `status` and the exchange that ends a `join` awaiting approval run inside the user's
+/// keychaind when it serves the keychain (`DaemonSync`); the other actions, and every action
+/// through the system daemon, run in this process, through the keychain's item calls.
 ///
 /// Failures print `security: sync <action>: <reason>` and exit with status 1; refused records
 /// are each reported and the exchange exits with status 1.
@@ -105,8 +105,7 @@ struct SyncCommand: CommandDefinition {
                 }
                 // Through keychaind, the daemon runs the exchange on its own keychain.
                 let keychain = try KeychainSession.openDefault()
-                let report = try Self.userDaemonKeychain(keychain).map { try DaemonSync.syncNow($0, progress: progress) }
-                    ?? SyncEngine.syncNow(keychain, progress: progress)
+                let report = try DaemonSync.exchange(keychain, progress: progress)
                 if report.fullRefetch {
                     invocation.console.output("fetched every record again (this device's last sync is older than the server's tombstone horizon)\n")
                 }
@@ -124,7 +123,7 @@ struct SyncCommand: CommandDefinition {
                 }
             case ("status", 0) where named.isEmpty:
                 let keychain = try KeychainSession.openDefault()
-                let status = try Self.userDaemonKeychain(keychain).map(DaemonSync.status) ?? SyncEngine.status(keychain)
+                let status = try DaemonSync.servingDaemon(of: keychain).map(DaemonSync.status) ?? SyncEngine.status(keychain)
                 invocation.console.output(Self.describe(status))
             default:
                 throw ToolError.usage(reason: nil)
@@ -133,14 +132,6 @@ struct SyncCommand: CommandDefinition {
             throw ToolError.failed(result: 1, message: "security: sync \(action): \(error.message)\n")
         }
         return 0
-    }
-
-    /// `keychain` when the user's keychaind serves it (which runs `now` and `status` itself); nil
-    /// in-process and through the system daemon (which runs no sync: the exchange is this
-    /// process's, through the item calls).
-    private static func userDaemonKeychain(_ keychain: any KeychainHandle) -> RemoteKeychain? {
-        guard !KeychainLocation.isSystemMode else { return nil }
-        return keychain as? RemoteKeychain
     }
 
     /// `--name value` pairs and the other words.
